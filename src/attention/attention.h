@@ -1,0 +1,76 @@
+// attention.h — the attention-module boundary.
+//
+// An attention kind is a table of functions; the model never looks inside.
+// Adding a kind = one new file defining a `const AttnKind attn_xxx` plus one
+// line in registry.c.
+//
+// Layouts (all float32, contiguous, row-major):
+//   q, k, v, y   (B, H, T, dh)   head-major, so each (b, h) is one T x dh slab
+//   aux          (B, H, T, n_aux) extra per-head, per-token inputs projected by
+//                                  the model (e.g. the delta rule's beta logit)
+//   theta        (H)               per-head decay logit, lambda = sigmoid(theta),
+//                                  only read when kind->uses_decay
+// The feature map phi, the normaliser and every per-kind detail live inside the
+// kind. q, k, v arrive as raw projections (no phi applied, no 1/sqrt(dh)).
+#pragma once
+#include <stddef.h>
+
+#include "config/config.h"
+
+typedef struct {
+    int heads;            // H
+    int dh;               // head size
+    FeatureMap feature_map;
+    float eps;            // normaliser epsilon
+    int normalize;        // divide by phi(q)^T z + eps
+    int chunk;            // chunk length of the chunkwise-parallel training form
+    int state_identity;   // S_0 = I, z_0 = 1 (decays like any other term)
+    int decay;            // decay enabled for this layer (λ = sigmoid(theta))
+} AttnConfig;
+
+typedef struct AttnKind {
+    const char *name;
+    int uses_decay;       // 1: the model gives it one learnable theta per head
+    int n_aux;            // extra per-head per-token inputs (0 for all but delta)
+
+    // Size in floats of the work buffer for a (B, T) batch. The buffer is passed
+    // to forward and then to backward: forward saves what backward needs there,
+    // backward may use the rest as scratch. Allocated once by the model.
+    size_t (*work_floats)(const AttnConfig *c, size_t B, size_t T);
+
+    // y = Attn(q, k, v). Overwrites y. Parallel over (b, h) via parallel_for,
+    // deterministic whatever the thread count.
+    void (*forward)(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
+                    const float *q, const float *k, const float *v, const float *aux,
+                    const float *theta);
+
+    // Gradients: ADDS into dq, dk, dv, daux (if n_aux), dtheta (if uses_decay;
+    // summed over the batch in a fixed order). y is forward's output.
+    void (*backward)(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
+                     float *dv, float *daux, float *dtheta, const float *dy, float *work,
+                     const float *q, const float *k, const float *v, const float *aux,
+                     const float *theta, const float *y);
+
+    // Mean over (b, h) of the Frobenius norm of the fast-weight state after the
+    // last position of the last forward; NULL for kinds without a state matrix.
+    double (*last_state_norm)(const AttnConfig *c, size_t B, size_t T, const float *work);
+
+    // ---- generation: one token at a time, one layer, all heads ----
+    // Floats of state for one sequence. `window` is the KV-cache capacity for
+    // kinds that cache (softmax); fast-weight kinds ignore it.
+    size_t (*state_floats)(const AttnConfig *c, size_t window);
+    void (*state_reset)(const AttnConfig *c, float *state, size_t window);
+    // q, k, v: (H, dh); aux: (H, n_aux); y: (H, dh). `pos` = tokens absorbed
+    // before this one. A cache that is full drops its oldest entry.
+    void (*step)(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
+                 const float *q, const float *k, const float *v, const float *aux,
+                 const float *theta);
+
+    // Inference memory of one layer for a sequence of `len` tokens, in bytes:
+    // the KV cache for softmax, the fixed state for fast-weight kinds.
+    size_t (*memory_bytes)(const AttnConfig *c, size_t len);
+} AttnKind;
+
+// NULL-terminated list of every kind, in registry.c.
+extern const AttnKind *const attn_kinds[];
+const AttnKind *attn_kind_find(const char *name);

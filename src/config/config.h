@@ -1,0 +1,91 @@
+// config.h — every setting of a run, typed, validated, with defaults (SPEC §3).
+//
+// A Config is filled in three layers: defaults, then the INI file, then each
+// `--set section.key=value` override, each layer validated as it is applied.
+// config_write() emits every key (defaults included) so a run folder always
+// records exactly what ran.
+#pragma once
+#include <stddef.h>
+#include <stdio.h>
+
+#define CFG_MAX_HEADS 64
+
+typedef enum { TASK_TEXT, TASK_RECALL } Task;
+typedef enum { POS_LEARNED, POS_NONE } PosKind;
+typedef enum { FMAP_ELU1, FMAP_RELU, FMAP_IDENTITY } FeatureMap;
+typedef enum { STATE_ZERO, STATE_IDENTITY } StateInit;
+
+typedef struct {
+    // [run]
+    char name[128];       // default: config file name without directory and ".ini"
+    char out_dir[1024];   // default "runs"
+    unsigned long long seed;  // 1337
+    int threads;          // 0 = all cores
+    // [data]
+    Task task;            // text
+    char path[1024];      // text: the corpus (required for task = text)
+    double val_fraction;  // 0.1, in (0, 1)
+    int vocab;            // recall: 64 (>= 4, even, <= 256)
+    int pairs;            // recall: 8 (>= 1; 4*pairs <= block_size; pairs <= vocab/2 - 1)
+    int val_examples;     // recall: 1000 (>= 1)
+    // [model]
+    int layers;           // 4 (>= 1)
+    int heads;            // 4 (1..CFG_MAX_HEADS, divides d_model)
+    int d_model;          // 128 (>= 1)
+    int ffn_mult;         // 4 (>= 0; 0 = attention-only blocks)
+    int block_size;       // 64 (>= 1)
+    PosKind pos;          // learned
+    // [attention]
+    char kind[32];        // "softmax" (must name a registered attention kind)
+    FeatureMap feature_map;  // elu1
+    double eps;           // 1e-6 (> 0)
+    int normalize;        // true
+    double decay_init[CFG_MAX_HEADS];  // 0.99; one value or one per head, each in (0, 1)
+    int n_decay_init;     // 1 if one value given (applies to all heads), else == heads
+    int decay_learnable;  // true
+    int chunk;            // 64 (>= 1)
+    StateInit state_init; // zero
+    int output_norm;      // false
+    int key_shift;        // false
+    // [train]
+    int steps;            // 2000 (>= 1)
+    int batch_size;       // 12 (>= 1)
+    double lr;            // 1e-3 (> 0)
+    double min_lr;        // 1e-4 (>= 0, <= lr)
+    int warmup;           // 100 (>= 0)
+    double weight_decay;  // 0.1 (>= 0)
+    double beta1;         // 0.9, [0, 1)
+    double beta2;         // 0.99, [0, 1)
+    double grad_clip;     // 1.0 (>= 0; 0 = off)
+    int eval_every;       // 250 (>= 1)
+    int eval_batches;     // 20 (>= 1)
+    int log_every;        // 10 (>= 1)
+    int checkpoint_every; // 500 (>= 1)
+} Config;
+
+// Fills every field with its default (name empty, path empty).
+void config_defaults(Config *c);
+
+// Reads an INI file into c (on top of what c holds). Errors (exit status 2,
+// message via err_set): "FILE:LINE: ..." for unknown section or key, duplicate
+// key, malformed line, unparsable or out-of-range value. Also sets c->name from
+// the file name if the file has no [run] name. Returns 0 or ERR_USAGE/ERR_RUNTIME
+// (ERR_RUNTIME if the file cannot be read).
+int config_load(Config *c, const char *path);
+
+// Parses one "section.key=value" override with the same validation;
+// errors read "--set section.key=value: ...".
+int config_set(Config *c, const char *assignment);
+
+// Cross-field checks after all layers are applied (d_model % heads, decay_init
+// count vs heads, 4*pairs <= block_size, min_lr <= lr, text task needs a path,
+// kind is registered ...). `origin` names the config file for messages.
+int config_validate(const Config *c, const char *origin);
+
+// Writes the resolved configuration as INI (every section and key). Returns 0
+// or ERR_RUNTIME on an I/O error.
+int config_write(const Config *c, FILE *f);
+
+// Lists the keys whose values differ between a and b (for --resume checks),
+// as "section.key" names separated by ", " into buf. Returns the count.
+int config_diff(const Config *a, const Config *b, char *buf, size_t cap, int model_keys_only);

@@ -1,0 +1,70 @@
+// err.c — error message buffer and checked allocation.
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char g_msg[2048];
+
+int err_set(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_msg, sizeof g_msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int err_wrap(int code, const char *fmt, ...) {
+    char prefix[1024], old[sizeof g_msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, g_msg, sizeof old);
+    snprintf(g_msg, sizeof g_msg, "%s%s", prefix, old);
+    return code;
+}
+
+const char *err_msg(void) { return g_msg; }
+void err_clear(void) { g_msg[0] = 0; }
+
+static void oom(size_t bytes) {
+    fprintf(stderr, "lmtrain: out of memory allocating %zu bytes\n", bytes);
+    exit(ERR_RUNTIME);
+}
+
+void *xmalloc(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) oom(bytes);
+    return p;
+}
+
+void *xcalloc(size_t count, size_t size) {
+    size_t total;
+    if (!size_mul(count, size, &total)) oom(SIZE_MAX);
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) oom(total);
+    return p;
+}
+
+void *xrealloc(void *p, size_t bytes) {
+    void *q = realloc(p, bytes ? bytes : 1);
+    if (!q) oom(bytes);
+    return q;
+}
+
+char *xstrdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = xmalloc(n);
+    memcpy(d, s, n);
+    return d;
+}
+
+int size_mul(size_t a, size_t b, size_t *out) {
+    if (a != 0 && b > SIZE_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}

@@ -1,0 +1,112 @@
+// pool.c — persistent worker threads woken per parallel_for.
+//
+// Workers sleep on a condition variable; parallel_for publishes a job with a
+// generation counter, each worker takes its fixed slice, and the caller waits
+// until the pending count reaches zero. No task queue: the partition is known
+// up front, which keeps both the code and the determinism argument short.
+#include "pool.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "err.h"
+
+#define POOL_MAX 256
+
+static struct {
+    int n;                 // total threads including the caller
+    pthread_t tid[POOL_MAX];
+    pthread_mutex_t mu;
+    pthread_cond_t wake, done;
+    unsigned long gen;     // incremented per job
+    int pending;           // workers still running the current job
+    int quit;
+    // the current job
+    pool_fn fn;
+    void *ctx;
+    size_t n_items, chunk;
+} P = {.n = 1, .mu = PTHREAD_MUTEX_INITIALIZER,
+       .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+
+static _Thread_local int in_task;
+
+static void run_slice(int t) {
+    size_t lo = (size_t)t * P.chunk;
+    if (lo >= P.n_items) return;
+    size_t hi = lo + P.chunk < P.n_items ? lo + P.chunk : P.n_items;
+    in_task = 1;
+    P.fn(P.ctx, lo, hi);
+    in_task = 0;
+}
+
+static void *worker(void *arg) {
+    int t = (int)(size_t)arg;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&P.mu);
+    for (;;) {
+        while (!P.quit && P.gen == seen) pthread_cond_wait(&P.wake, &P.mu);
+        if (P.quit) break;
+        seen = P.gen;
+        pthread_mutex_unlock(&P.mu);
+        run_slice(t);
+        pthread_mutex_lock(&P.mu);
+        if (--P.pending == 0) pthread_cond_signal(&P.done);
+    }
+    pthread_mutex_unlock(&P.mu);
+    return NULL;
+}
+
+void pool_shutdown(void) {
+    if (P.n <= 1) return;
+    pthread_mutex_lock(&P.mu);
+    P.quit = 1;
+    pthread_cond_broadcast(&P.wake);
+    pthread_mutex_unlock(&P.mu);
+    for (int t = 1; t < P.n; t++) pthread_join(P.tid[t], NULL);
+    P.quit = 0;
+    P.n = 1;
+}
+
+void pool_init(int threads) {
+    if (threads <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = c > 0 ? (int)c : 1;
+    }
+    if (threads > POOL_MAX) threads = POOL_MAX;
+    if (threads == P.n) return;
+    pool_shutdown();
+    P.n = threads;
+    for (int t = 1; t < P.n; t++) {
+        if (pthread_create(&P.tid[t], NULL, worker, (void *)(size_t)t) != 0) {
+            P.n = t;  // run with what we could start
+            break;
+        }
+    }
+}
+
+int pool_threads(void) { return P.n; }
+
+void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx) {
+    if (n == 0) return;
+    if (grain == 0) grain = 1;
+    size_t max_tasks = (n + grain - 1) / grain;
+    if (P.n <= 1 || in_task || max_tasks <= 1) {
+        fn(ctx, 0, n);
+        return;
+    }
+    int tasks = max_tasks < (size_t)P.n ? (int)max_tasks : P.n;
+    pthread_mutex_lock(&P.mu);
+    P.fn = fn;
+    P.ctx = ctx;
+    P.n_items = n;
+    P.chunk = (n + (size_t)tasks - 1) / (size_t)tasks;
+    P.pending = P.n - 1;
+    P.gen++;
+    pthread_cond_broadcast(&P.wake);
+    pthread_mutex_unlock(&P.mu);
+    run_slice(0);
+    pthread_mutex_lock(&P.mu);
+    while (P.pending > 0) pthread_cond_wait(&P.done, &P.mu);
+    pthread_mutex_unlock(&P.mu);
+}
