@@ -89,3 +89,8 @@ int config_write(const Config *c, FILE *f);
 // Lists the keys whose values differ between a and b (for --resume checks),
 // as "section.key" names separated by ", " into buf. Returns the count.
 int config_diff(const Config *a, const Config *b, char *buf, size_t cap, int model_keys_only);
+
+// Like config_load, from INI text in memory (n bytes, not NUL-terminated);
+// `origin` stands for the file name in messages. Used to read the
+// configuration stored inside a checkpoint.
+int config_load_text(Config *c, const char *text, size_t n, const char *origin);

@@ -18,12 +18,14 @@ int err_set(int code, const char *fmt, ...) {
 }
 
 int err_wrap(int code, const char *fmt, ...) {
-    char prefix[1024], old[sizeof g_msg];
+    char prefix[512], old[sizeof g_msg - sizeof prefix];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
-    memcpy(old, g_msg, sizeof old);
+    size_t n = strnlen(g_msg, sizeof old - 1);
+    memcpy(old, g_msg, n);
+    old[n] = 0;
     snprintf(g_msg, sizeof g_msg, "%s%s", prefix, old);
     return code;
 }

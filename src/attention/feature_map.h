@@ -1,0 +1,35 @@
+// feature_map.h — the feature map phi of the fast-weight kinds, and its slope.
+//
+// phi is applied elementwise to raw query/key projections (SPEC §4):
+//   elu1      phi(x) = elu(x) + 1 = x + 1 (x > 0), exp(x) (x <= 0)   always > 0
+//   relu      phi(x) = max(x, 0)
+//   identity  phi(x) = x
+// Shared by every kind that reads or writes a fast-weight memory (linear,
+// linear_decay, and later delta), so that all agree on the same phi.
+#pragma once
+#include <math.h>
+#include <stddef.h>
+
+#include "config/config.h"
+
+static inline float fmap_phi(FeatureMap m, float x) {
+    switch (m) {
+    case FMAP_ELU1: return x > 0.0f ? x + 1.0f : expf(x);
+    case FMAP_RELU: return x > 0.0f ? x : 0.0f;
+    default: return x;
+    }
+}
+
+// dphi/dx at x (relu: 0 at x = 0, the usual subgradient)
+static inline float fmap_dphi(FeatureMap m, float x) {
+    switch (m) {
+    case FMAP_ELU1: return x > 0.0f ? 1.0f : expf(x);
+    case FMAP_RELU: return x > 0.0f ? 1.0f : 0.0f;
+    default: return 1.0f;
+    }
+}
+
+// out (n) = phi(x (n)). out may alias x.
+void fmap_forward(FeatureMap m, float *out, const float *x, size_t n);
+// dx (n) += dout (n) * phi'(x (n))
+void fmap_backward(FeatureMap m, float *dx, const float *dout, const float *x, size_t n);

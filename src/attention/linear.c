@@ -1,0 +1,253 @@
+// linear.c — the fast-weight attention kinds `linear` and `linear_decay`.
+//
+// Both are one implementation: `linear` is `linear_decay` with λ = 1 (θ is
+// neither read nor differentiated). Training runs the chunkwise kernel of
+// fastweight_chunk.c on each (b, h) slab, one slab per parallel_for task;
+// generation runs the recurrent form below, one token at a time.
+//
+// The kind decides whether λ is used (uses_decay); AttnConfig.decay is not
+// consulted, so a model cannot accidentally hand `linear` a decay.
+#include <math.h>
+#include <string.h>
+
+#include "attention/attention.h"
+#include "attention/fastweight_chunk.h"
+#include "attention/feature_map.h"
+#include "util/pool.h"
+
+// ---- λ from θ, stably ----
+
+// log λ = log sigmoid(θ) = -softplus(-θ), without overflow for any θ
+static double log_sigmoid(double x) { return x >= 0 ? -log1p(exp(-x)) : x - log1p(exp(x)); }
+// sigmoid(x), without overflow for any x
+static double sigmoid(double x) {
+    if (x >= 0) return 1.0 / (1.0 + exp(-x));
+    double e = exp(x);
+    return e / (1.0 + e);
+}
+
+static FwSlab slab_params(const AttnConfig *c, int decay, size_t T, const float *theta, size_t h) {
+    FwSlab p;
+    p.T = T;
+    p.dh = (size_t)c->dh;
+    size_t C = c->chunk > 0 ? (size_t)c->chunk : 1;
+    p.chunk = C < T ? C : T;  // a chunk longer than T is one chunk of T
+    p.fmap = c->feature_map;
+    p.eps = c->eps;
+    p.normalize = c->normalize;
+    p.state_identity = c->state_identity;
+    p.loglam = decay ? log_sigmoid((double)theta[h]) : 0.0;
+    return p;
+}
+
+// ---- work layout ----
+// [ norm (B*H) | dlogλ (B*H) | slab 0 | slab 1 | ... ]
+// norm: ||S_T||_F per (b, h) from the last forward (for last_state_norm);
+// dlogλ: per-(b, h) partials of backward, summed over b in order afterwards;
+// slab: that (b, h)'s saved region (forward -> backward) then its scratch.
+// The per-slab size does not depend on θ, so slab_params(..., 0, ...) sizes it.
+
+static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+static size_t slab_floats(const AttnConfig *c, size_t T, size_t *saved_out) {
+    FwSlab p = slab_params(c, 0, T, NULL, 0);
+    size_t saved = round16(fw_saved_floats(&p));
+    if (saved_out) *saved_out = saved;
+    return saved + round16(fw_scratch_floats(&p));
+}
+
+static size_t linear_work_floats(const AttnConfig *c, size_t B, size_t T) {
+    size_t BH = B * (size_t)c->heads;
+    return round16(2 * BH) + BH * slab_floats(c, T, NULL);
+}
+
+// ---- training form: one (b, h) slab per task ----
+
+typedef struct {
+    const AttnConfig *c;
+    int decay;
+    size_t B, T;
+    float *y, *dq, *dk, *dv, *work;
+    const float *dy, *q, *k, *v, *theta, *yin;
+} Job;
+
+static void forward_slabs(void *ctx, size_t lo, size_t hi) {
+    const Job *J = ctx;
+    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
+    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
+    float *slabs = J->work + round16(2 * BH);
+    for (size_t bh = lo; bh < hi; bh++) {
+        FwSlab p = slab_params(J->c, J->decay, J->T, J->theta, bh % H);
+        float *ws = slabs + bh * sf;
+        J->work[bh] = (float)fw_chunk_forward(&p, J->y + bh * n, ws, ws + saved, J->q + bh * n,
+                                              J->k + bh * n, J->v + bh * n);
+    }
+}
+
+static void backward_slabs(void *ctx, size_t lo, size_t hi) {
+    const Job *J = ctx;
+    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
+    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
+    float *slabs = J->work + round16(2 * BH);
+    for (size_t bh = lo; bh < hi; bh++) {
+        FwSlab p = slab_params(J->c, J->decay, J->T, J->theta, bh % H);
+        float *ws = slabs + bh * sf;
+        double dll = fw_chunk_backward(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n,
+                                       J->dy + bh * n, J->yin + bh * n, ws, ws + saved,
+                                       J->q + bh * n, J->k + bh * n, J->v + bh * n);
+        J->work[BH + bh] = (float)dll;
+    }
+}
+
+// y, q, k, v (B, H, T, dh); theta (H) for the decay kind; aux unused
+static void fw_forward(int decay, const AttnConfig *c, size_t B, size_t T, float *y, float *work,
+                       const float *q, const float *k, const float *v, const float *theta) {
+    Job J = {.c = c, .decay = decay, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k,
+             .v = v, .theta = theta};
+    parallel_for(B * (size_t)c->heads, 1, forward_slabs, &J);
+}
+
+static void fw_backward(int decay, const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
+                        float *dv, float *dtheta, const float *dy, float *work, const float *q,
+                        const float *k, const float *v, const float *theta, const float *y) {
+    Job J = {.c = c, .decay = decay, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .work = work,
+             .dy = dy, .q = q, .k = k, .v = v, .theta = theta, .yin = y};
+    size_t H = (size_t)c->heads, BH = B * H;
+    parallel_for(BH, 1, backward_slabs, &J);
+    if (!decay || !dtheta) return;
+    // log λ = log sigmoid(θ)  =>  dθ = dlogλ · (1 - λ) = dlogλ · sigmoid(-θ);
+    // summed over b in a fixed order, so the result is thread-count independent
+    for (size_t h = 0; h < H; h++) {
+        double acc = 0;
+        for (size_t b = 0; b < B; b++) acc += work[BH + b * H + h];
+        dtheta[h] += (float)(acc * sigmoid(-(double)theta[h]));
+    }
+}
+
+static double linear_last_state_norm(const AttnConfig *c, size_t B, size_t T, const float *work) {
+    (void)T;
+    size_t BH = B * (size_t)c->heads;
+    double acc = 0;
+    for (size_t i = 0; i < BH; i++) acc += work[i];
+    return BH ? acc / (double)BH : 0.0;
+}
+
+// ---- generation: the recurrent form, state per head = S (dh, dh) then z (dh) ----
+
+static size_t linear_state_floats(const AttnConfig *c, size_t window) {
+    (void)window;
+    size_t d = (size_t)c->dh;
+    return (size_t)c->heads * (d * d + d);
+}
+
+static void linear_state_reset(const AttnConfig *c, float *state, size_t window) {
+    size_t d = (size_t)c->dh;
+    memset(state, 0, linear_state_floats(c, window) * sizeof(float));
+    if (!c->state_identity) return;
+    for (int h = 0; h < c->heads; h++) {
+        float *S = state + (size_t)h * (d * d + d), *z = S + d * d;
+        for (size_t i = 0; i < d; i++) S[i * d + i] = z[i] = 1.0f;
+    }
+}
+
+// q, k, v, y (H, dh): S = λ S + φ(k) vᵀ, z = λ z + φ(k), then the read-out
+static void fw_step(int decay, const AttnConfig *c, float *state, float *y, const float *q,
+                    const float *k, const float *v, const float *theta) {
+    size_t d = (size_t)c->dh;
+    for (size_t h = 0; h < (size_t)c->heads; h++) {
+        float *S = state + h * (d * d + d), *z = S + d * d, *yh = y + h * d;
+        const float *qh = q + h * d, *kh = k + h * d, *vh = v + h * d;
+        float lam = decay ? (float)sigmoid((double)theta[h]) : 1.0f;
+        for (size_t i = 0; i < d; i++) {
+            float pk = fmap_phi(c->feature_map, kh[i]);
+            float *Si = S + i * d;
+            for (size_t j = 0; j < d; j++) Si[j] = lam * Si[j] + pk * vh[j];
+            z[i] = lam * z[i] + pk;
+        }
+        float den = c->eps;
+        for (size_t j = 0; j < d; j++) yh[j] = 0.0f;
+        for (size_t i = 0; i < d; i++) {
+            float pq = fmap_phi(c->feature_map, qh[i]);
+            const float *Si = S + i * d;
+            for (size_t j = 0; j < d; j++) yh[j] += pq * Si[j];
+            den += pq * z[i];
+        }
+        if (c->normalize)
+            for (size_t j = 0; j < d; j++) yh[j] /= den;
+    }
+}
+
+static size_t linear_memory_bytes(const AttnConfig *c, size_t len) {
+    (void)len;  // the point of a fast-weight memory: its size does not grow
+    return linear_state_floats(c, 0) * sizeof(float);
+}
+
+// ---- the two kinds ----
+
+static void lin_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
+                        const float *q, const float *k, const float *v, const float *aux,
+                        const float *theta) {
+    (void)aux, (void)theta;
+    fw_forward(0, c, B, T, y, work, q, k, v, NULL);
+}
+static void lin_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,
+                         float *daux, float *dtheta, const float *dy, float *work, const float *q,
+                         const float *k, const float *v, const float *aux, const float *theta,
+                         const float *y) {
+    (void)daux, (void)dtheta, (void)aux, (void)theta;
+    fw_backward(0, c, B, T, dq, dk, dv, NULL, dy, work, q, k, v, NULL, y);
+}
+static void lin_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
+                     const float *q, const float *k, const float *v, const float *aux,
+                     const float *theta) {
+    (void)window, (void)pos, (void)aux, (void)theta;
+    fw_step(0, c, state, y, q, k, v, NULL);
+}
+
+static void dec_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
+                        const float *q, const float *k, const float *v, const float *aux,
+                        const float *theta) {
+    (void)aux;
+    fw_forward(1, c, B, T, y, work, q, k, v, theta);
+}
+static void dec_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,
+                         float *daux, float *dtheta, const float *dy, float *work, const float *q,
+                         const float *k, const float *v, const float *aux, const float *theta,
+                         const float *y) {
+    (void)daux, (void)aux;
+    fw_backward(1, c, B, T, dq, dk, dv, dtheta, dy, work, q, k, v, theta, y);
+}
+static void dec_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
+                     const float *q, const float *k, const float *v, const float *aux,
+                     const float *theta) {
+    (void)window, (void)pos, (void)aux;
+    fw_step(1, c, state, y, q, k, v, theta);
+}
+
+const AttnKind attn_linear = {
+    .name = "linear",
+    .uses_decay = 0,
+    .n_aux = 0,
+    .work_floats = linear_work_floats,
+    .forward = lin_forward,
+    .backward = lin_backward,
+    .last_state_norm = linear_last_state_norm,
+    .state_floats = linear_state_floats,
+    .state_reset = linear_state_reset,
+    .step = lin_step,
+    .memory_bytes = linear_memory_bytes,
+};
+
+const AttnKind attn_linear_decay = {
+    .name = "linear_decay",
+    .uses_decay = 1,
+    .n_aux = 0,
+    .work_floats = linear_work_floats,
+    .forward = dec_forward,
+    .backward = dec_backward,
+    .last_state_norm = linear_last_state_norm,
+    .state_floats = linear_state_floats,
+    .state_reset = linear_state_reset,
+    .step = dec_step,
+    .memory_bytes = linear_memory_bytes,
+};

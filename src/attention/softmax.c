@@ -1,0 +1,327 @@
+// softmax.c — the `softmax` attention kind: causal scaled dot-product attention.
+//
+//   y_i = sum_{j <= i} softmax_j(q_i . k_j / sqrt(dh)) v_j        per (b, h)
+//
+// Training form: tiled online softmax (FlashAttention-2 style). A T x T score
+// matrix is never built: each query tile of TILE rows walks the key tiles up
+// to the diagonal, keeping per row a running max m and running sum l and
+// rescaling the partial output when m grows. Only the per-row logsumexp
+// lse_i = m_i + log(l_i) is saved (B, H, T) for the backward, which recomputes
+// each probability tile as P = exp(S - lse) instead of storing it.
+//
+// Work buffer (floats):
+//   lse     (B, H, T)         written by forward, read by backward
+//   D       (B, H, T)         backward scratch: D_i = dy_i . y_i
+//   tiles   (B, H, SCRATCH)   one private tile scratch per (b, h) slab
+// so it is O(T) per (b, h), never O(T^2).
+//
+// Threads: one task per (b, h) slab, which owns its slab of every output and
+// its own scratch, with fixed loop orders inside: results are bit-identical for
+// any thread count.
+//
+// Generation: a ring-buffer KV cache of `window` entries per head.
+#include <math.h>
+#include <string.h>
+
+#include "attention.h"
+#include "kernels/gemm.h"
+#include "util/pool.h"
+
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
+
+#define TILE 64  // query and key tile size; equal, so tile (it, it) is the diagonal
+#define SCRATCH (2 * TILE * TILE + 2 * TILE)  // S, dP tiles + m, l rows
+
+static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+// ---------------------------------------------------------------------------
+// Row kernels: max and exp-and-sum over one tile row. These run once per
+// score, as often as the tile products' inner loops, and libm's expf does not
+// vectorise without -ffast-math, so they get an AVX-512 path.
+
+#ifdef __AVX512F__
+// e^x: x = n ln2 + r with |r| <= ln2/2, e^r by its Taylor polynomial to degree
+// 7 (truncation error < 6e-9, so ~1 ulp overall), 2^n built in the exponent.
+// x < -87 gives 0 (incl. -inf), x > 88 gives +inf, NaN stays NaN.
+static inline __m512 exp512(__m512 x) {
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504089f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    // ln2 split in two so that n * ln2_hi is exact for |n| < 2^11
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-6f), r);
+    __m512 p = _mm512_set1_ps(1.0f / 5040);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
+    __m512 res = _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
+    res = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.0f), _CMP_LT_OQ), res,
+                               _mm512_setzero_ps());
+    res = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(88.0f), _CMP_GT_OQ), res,
+                               _mm512_set1_ps(INFINITY));
+    return res;
+}
+
+static __mmask16 tail_mask(size_t left) {
+    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+}
+#endif
+
+// max of x[0..n), n >= 1
+static float row_max(const float *x, size_t n) {
+#ifdef __AVX512F__
+    __m512 m = _mm512_set1_ps(-INFINITY);
+    for (size_t i = 0; i < n; i += 16)
+        m = _mm512_max_ps(m, _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), tail_mask(n - i), x + i));
+    return _mm512_reduce_max_ps(m);
+#else
+    float m = x[0];
+    for (size_t i = 1; i < n; i++) m = x[i] > m ? x[i] : m;
+    return m;
+#endif
+}
+
+// x[i] = exp(x[i] - sub) for i < n; returns the sum of the new x
+static float row_exp_sum(float *x, size_t n, float sub) {
+#ifdef __AVX512F__
+    __m512 acc = _mm512_setzero_ps(), s = _mm512_set1_ps(sub);
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 mk = tail_mask(n - i);
+        __m512 e = exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(mk, x + i), s));
+        _mm512_mask_storeu_ps(x + i, mk, e);
+        acc = _mm512_mask_add_ps(acc, mk, acc, e);
+    }
+    return _mm512_reduce_add_ps(acc);
+#else
+    float sum = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        x[i] = expf(x[i] - sub);
+        sum += x[i];
+    }
+    return sum;
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Training form
+
+static size_t sm_work_floats(const AttnConfig *c, size_t B, size_t T) {
+    return B * (size_t)c->heads * (2 * T + SCRATCH);
+}
+
+typedef struct {
+    size_t B, H, T, dh;
+    float *y, *work;                  // y (B, H, T, dh) forward only; work as above
+    float *dq, *dk, *dv;              // (B, H, T, dh) each, backward only
+    const float *yf, *dy;             // forward's y and its gradient (B, H, T, dh), backward only
+    const float *q, *k, *v;           // (B, H, T, dh)
+} Slabs;
+
+static float *slab_lse(const Slabs *x, size_t s) { return x->work + s * x->T; }
+static float *slab_D(const Slabs *x, size_t s) { return x->work + (x->B * x->H + s) * x->T; }
+static float *slab_scratch(const Slabs *x, size_t s) {
+    return x->work + 2 * x->B * x->H * x->T + s * SCRATCH;
+}
+
+// S (nq, nk) = Q_i K_j^T / sqrt(dh) for the tile at query row i0, key row j0.
+// Forward and backward call it identically, so the backward's S is the
+// forward's bit for bit.
+static void score_tile(float *S, const float *q, const float *k, size_t i0, size_t j0, size_t nq,
+                       size_t nk, size_t dh) {
+    gemm_serial(0, 1, nq, nk, dh, 1.0f / sqrtf((float)dh), q + i0 * dh, dh, k + j0 * dh, dh, 0.0f,
+                S, TILE);
+}
+
+static void forward_slabs(void *ctx, size_t lo, size_t hi) {
+    const Slabs *x = ctx;
+    const size_t T = x->T, dh = x->dh;
+    for (size_t s = lo; s < hi; s++) {
+        const float *q = x->q + s * T * dh, *k = x->k + s * T * dh, *v = x->v + s * T * dh;
+        float *y = x->y + s * T * dh;      // (T, dh), also the running output accumulator
+        float *lse = slab_lse(x, s);       // (T)
+        float *S = slab_scratch(x, s);     // (TILE, TILE) scores, then probabilities
+        float *m = S + 2 * TILE * TILE;    // (TILE) running max per query row
+        float *l = m + TILE;               // (TILE) running sum of exp(score - m)
+        for (size_t i0 = 0; i0 < T; i0 += TILE) {
+            size_t nq = min_sz(TILE, T - i0);
+            float *yi = y + i0 * dh;       // (nq, dh)
+            for (size_t j0 = 0; j0 <= i0; j0 += TILE) {  // key tiles up to the diagonal
+                size_t nk = min_sz(TILE, T - j0);
+                score_tile(S, q, k, i0, j0, nq, nk, dh);
+                for (size_t r = 0; r < nq; r++) {
+                    float *sr = S + r * TILE;
+                    // causal mask: on the diagonal tile key j0+c is visible to row i0+r iff c <= r
+                    size_t nv = j0 == i0 ? r + 1 : nk;
+                    float mt = row_max(sr, nv);
+                    if (j0 == 0) {
+                        m[r] = mt;
+                        l[r] = row_exp_sum(sr, nv, mt);
+                    } else {
+                        // the max grew: what was summed so far was scaled by e^-m_old, rescale
+                        float mn = mt > m[r] ? mt : m[r];
+                        float a = expf(m[r] - mn);
+                        l[r] = l[r] * a + row_exp_sum(sr, nv, mn);
+                        if (a != 1.0f)
+                            for (size_t d = 0; d < dh; d++) yi[r * dh + d] *= a;
+                        m[r] = mn;
+                    }
+                    for (size_t c = nv; c < nk; c++) sr[c] = 0.0f;
+                }
+                // y_i (+)= P V_j   (unnormalised; the first key tile initialises y)
+                gemm_serial(0, 0, nq, dh, nk, 1.0f, S, TILE, v + j0 * dh, dh, j0 == 0 ? 0.0f : 1.0f,
+                            yi, dh);
+            }
+            for (size_t r = 0; r < nq; r++) {
+                float inv = 1.0f / l[r];
+                for (size_t d = 0; d < dh; d++) yi[r * dh + d] *= inv;
+                lse[i0 + r] = m[r] + logf(l[r]);
+            }
+        }
+    }
+}
+
+static void sm_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
+                       const float *q, const float *k, const float *v, const float *aux,
+                       const float *theta) {
+    (void)aux, (void)theta;
+    Slabs x = {.B = B, .H = (size_t)c->heads, .T = T, .dh = (size_t)c->dh, .y = y, .work = work,
+               .q = q, .k = k, .v = v};
+    parallel_for(B * x.H, 1, forward_slabs, &x);
+}
+
+static void backward_slabs(void *ctx, size_t lo, size_t hi) {
+    const Slabs *x = ctx;
+    const size_t T = x->T, dh = x->dh;
+    const float scale = 1.0f / sqrtf((float)dh);
+    for (size_t s = lo; s < hi; s++) {
+        size_t off = s * T * dh;
+        const float *q = x->q + off, *k = x->k + off, *v = x->v + off;
+        const float *y = x->yf + off, *dy = x->dy + off;
+        float *dq = x->dq + off, *dk = x->dk + off, *dv = x->dv + off;
+        const float *lse = slab_lse(x, s);  // (T)
+        float *D = slab_D(x, s);            // (T)
+        float *P = slab_scratch(x, s);      // (TILE, TILE) probabilities, then dS
+        float *dP = P + TILE * TILE;        // (TILE, TILE)
+        // y_i = sum_j P_ij v_j with sum_j P_ij = 1 gives
+        // dS_ij = P_ij (dP_ij - sum_j' P_ij' dP_ij') = P_ij (dP_ij - dy_i . y_i)
+        for (size_t i = 0; i < T; i++) {
+            float acc = 0.0f;
+            for (size_t d = 0; d < dh; d++) acc += dy[i * dh + d] * y[i * dh + d];
+            D[i] = acc;
+        }
+        // key tiles outer, so dk_j and dv_j are finished tile by tile; dq_i
+        // collects its key tiles in increasing order
+        for (size_t j0 = 0; j0 < T; j0 += TILE) {
+            size_t nk = min_sz(TILE, T - j0);
+            for (size_t i0 = j0; i0 < T; i0 += TILE) {  // query tiles from the diagonal on
+                size_t nq = min_sz(TILE, T - i0);
+                // P_ij = exp(q_i . k_j / sqrt(dh) - lse_i), masked as in the forward
+                score_tile(P, q, k, i0, j0, nq, nk, dh);
+                for (size_t r = 0; r < nq; r++) {
+                    size_t nv = j0 == i0 ? r + 1 : nk;
+                    row_exp_sum(P + r * TILE, nv, lse[i0 + r]);
+                    for (size_t c = nv; c < nk; c++) P[r * TILE + c] = 0.0f;
+                }
+                // y_i = sum_j P_ij v_j:  dv_j += P^T dy_i,  dP = dy_i v_j^T
+                gemm_serial(1, 0, nk, dh, nq, 1.0f, P, TILE, dy + i0 * dh, dh, 1.0f, dv + j0 * dh, dh);
+                gemm_serial(0, 1, nq, nk, dh, 1.0f, dy + i0 * dh, dh, v + j0 * dh, dh, 0.0f, dP, TILE);
+                for (size_t r = 0; r < nq; r++) {
+                    float Dr = D[i0 + r];
+                    float *pr = P + r * TILE;
+                    const float *dpr = dP + r * TILE;
+                    for (size_t c = 0; c < nk; c++) pr[c] *= dpr[c] - Dr;  // P becomes dS
+                }
+                // S_ij = q_i . k_j * scale:  dq_i += scale dS k_j,  dk_j += scale dS^T q_i
+                gemm_serial(0, 0, nq, dh, nk, scale, P, TILE, k + j0 * dh, dh, 1.0f, dq + i0 * dh, dh);
+                gemm_serial(1, 0, nk, dh, nq, scale, P, TILE, q + i0 * dh, dh, 1.0f, dk + j0 * dh, dh);
+            }
+        }
+    }
+}
+
+static void sm_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,
+                        float *daux, float *dtheta, const float *dy, float *work, const float *q,
+                        const float *k, const float *v, const float *aux, const float *theta,
+                        const float *y) {
+    (void)daux, (void)dtheta, (void)aux, (void)theta;
+    Slabs x = {.B = B, .H = (size_t)c->heads, .T = T, .dh = (size_t)c->dh, .yf = y,
+               .work = work, .dq = dq, .dk = dk, .dv = dv, .dy = dy, .q = q, .k = k, .v = v};
+    parallel_for(B * x.H, 1, backward_slabs, &x);
+}
+
+// ---------------------------------------------------------------------------
+// Generation: KV cache. state = per head [K (window, dh) | V (window, dh)].
+// Token number pos goes to slot pos % window; once full, it overwrites the
+// oldest entry. The current token is inserted first, then attended to.
+
+static size_t sm_state_floats(const AttnConfig *c, size_t window) {
+    return 2 * (size_t)c->heads * window * (size_t)c->dh;
+}
+
+static void sm_state_reset(const AttnConfig *c, float *state, size_t window) {
+    memset(state, 0, sm_state_floats(c, window) * sizeof(float));
+}
+
+// window >= 1
+static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
+                    const float *q, const float *k, const float *v, const float *aux,
+                    const float *theta) {
+    (void)aux, (void)theta;
+    const size_t H = (size_t)c->heads, dh = (size_t)c->dh;
+    const float scale = 1.0f / sqrtf((float)dh);
+    size_t slot = pos % window;
+    size_t n = pos + 1 < window ? pos + 1 : window;    // valid entries
+    size_t first = pos + 1 < window ? 0 : (slot + 1) % window;  // the oldest one
+    for (size_t h = 0; h < H; h++) {
+        float *K = state + h * 2 * window * dh;  // (window, dh)
+        float *V = K + window * dh;              // (window, dh)
+        memcpy(K + slot * dh, k + h * dh, dh * sizeof(float));
+        memcpy(V + slot * dh, v + h * dh, dh * sizeof(float));
+        const float *qh = q + h * dh;
+        float *yh = y + h * dh;
+        // one online-softmax pass in chronological order (no scratch for scores)
+        float m = -INFINITY, l = 0.0f;
+        memset(yh, 0, dh * sizeof(float));
+        for (size_t t = 0; t < n; t++) {
+            size_t j = (first + t) % window;
+            float sc = 0.0f;
+            for (size_t d = 0; d < dh; d++) sc += qh[d] * K[j * dh + d];
+            sc *= scale;
+            if (sc > m) {
+                float a = expf(m - sc);
+                l *= a;
+                for (size_t d = 0; d < dh; d++) yh[d] *= a;
+                m = sc;
+            }
+            float p = expf(sc - m);
+            l += p;
+            for (size_t d = 0; d < dh; d++) yh[d] += p * V[j * dh + d];
+        }
+        float inv = 1.0f / l;
+        for (size_t d = 0; d < dh; d++) yh[d] *= inv;
+    }
+}
+
+static size_t sm_memory_bytes(const AttnConfig *c, size_t len) {
+    return 2 * (size_t)c->heads * len * (size_t)c->dh * sizeof(float);
+}
+
+const AttnKind attn_softmax = {
+    .name = "softmax",
+    .uses_decay = 0,
+    .n_aux = 0,
+    .work_floats = sm_work_floats,
+    .forward = sm_forward,
+    .backward = sm_backward,
+    .last_state_norm = NULL,
+    .state_floats = sm_state_floats,
+    .state_reset = sm_state_reset,
+    .step = sm_step,
+    .memory_bytes = sm_memory_bytes,
+};

@@ -1,0 +1,142 @@
+// op_attention.c — the attention op: layout changes around an attention kind.
+//
+// The model projects the block input to one (B*T, 3C + H*n_aux) matrix. The
+// kinds want head-major slabs (B, H, T, dh) so that each (batch, head) is one
+// contiguous T x dh matrix for their chunk/tile products. This op scatters the
+// projection into those slabs (applying the one-token key shift on the way),
+// calls the kind, and gathers the result back to (B*T, C). Backward is the
+// same three steps reversed.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autograd/ops.h"
+#include "util/err.h"
+#include "util/pool.h"
+
+enum { S_Q, S_K, S_V, S_AUX, S_Y, S_WORK, S_GRADS, S_DTHETA };
+
+typedef struct {
+    const AttnOp *a;
+    float *qkv;          // (B*T, W)
+    float *q, *k, *v, *aux;  // (B, H, T, dh), aux (B, H, T, n_aux)
+    int to_heads;        // 1: qkv -> slabs (forward), 0: slab grads -> qkv grad (backward, +=)
+} Scatter;
+
+static void scatter_rows(void *ctx, size_t lo, size_t hi) {
+    const Scatter *s = ctx;
+    const AttnOp *a = s->a;
+    size_t H = (size_t)a->cfg.heads, dh = (size_t)a->cfg.dh, C = H * dh, T = a->T;
+    size_t na = (size_t)a->kind->n_aux, W = 3 * C + H * na;
+    for (size_t r = lo; r < hi; r++) {  // r = b*T + t
+        size_t b = r / T, t = r % T;
+        float *row = s->qkv + r * W;
+        for (size_t h = 0; h < H; h++) {
+            size_t slab = ((b * H + h) * T + t);
+            float *q = s->q + slab * dh, *v = s->v + slab * dh;
+            // key shift: the slab at t holds the key projected from t-1
+            float *k = s->k + slab * dh;
+            const float *krow = row + C + h * dh;  // this row's key, used at slab t (or t+1 shifted)
+            if (s->to_heads) {
+                memcpy(q, row + h * dh, dh * sizeof(float));
+                memcpy(v, row + 2 * C + h * dh, dh * sizeof(float));
+                if (!a->key_shift) memcpy(k, krow, dh * sizeof(float));
+                else if (t == 0) memset(k, 0, dh * sizeof(float));
+                else memcpy(k, krow - W, dh * sizeof(float));  // previous row's key
+                for (size_t j = 0; j < na; j++) s->aux[slab * na + j] = row[3 * C + h * na + j];
+            } else {
+                for (size_t d = 0; d < dh; d++) row[h * dh + d] += q[d];
+                for (size_t d = 0; d < dh; d++) row[2 * C + h * dh + d] += v[d];
+                if (!a->key_shift) {
+                    for (size_t d = 0; d < dh; d++) row[C + h * dh + d] += k[d];
+                } else if (t + 1 < T) {
+                    // this row's key was used at position t+1
+                    const float *kn = k + dh;
+                    for (size_t d = 0; d < dh; d++) row[C + h * dh + d] += kn[d];
+                }
+                for (size_t j = 0; j < na; j++) row[3 * C + h * na + j] += s->aux[slab * na + j];
+            }
+        }
+    }
+}
+
+typedef struct {
+    const AttnOp *a;
+    float *y;         // (B*T, C)
+    float *yh;        // (B, H, T, dh)
+    int to_heads;     // 1: y -> yh (copy), 0: yh -> y (copy)
+} Gather;
+
+static void gather_rows(void *ctx, size_t lo, size_t hi) {
+    const Gather *g = ctx;
+    size_t H = (size_t)g->a->cfg.heads, dh = (size_t)g->a->cfg.dh, T = g->a->T;
+    for (size_t r = lo; r < hi; r++) {
+        size_t b = r / T, t = r % T;
+        for (size_t h = 0; h < H; h++) {
+            float *row = g->y + r * H * dh + h * dh;
+            float *slab = g->yh + ((b * H + h) * T + t) * dh;
+            if (g->to_heads) memcpy(slab, row, dh * sizeof(float));
+            else memcpy(row, slab, dh * sizeof(float));
+        }
+    }
+}
+
+static size_t slab_floats(const AttnOp *a) { return a->B * a->T * (size_t)a->cfg.heads * a->cfg.dh; }
+static size_t aux_floats(const AttnOp *a) {
+    return a->B * a->T * (size_t)a->cfg.heads * (size_t)a->kind->n_aux;
+}
+
+static void attn_fwd(Node *n) {
+    const AttnOp *a = n->attr;
+    Scatter s = {a, n->in[0]->data, n->saved[S_Q], n->saved[S_K], n->saved[S_V], n->saved[S_AUX], 1};
+    parallel_for(a->B * a->T, 16, scatter_rows, &s);
+    const float *theta = n->in[1] ? n->in[1]->data : NULL;
+    a->kind->forward(&a->cfg, a->B, a->T, n->saved[S_Y], n->saved[S_WORK], s.q, s.k, s.v, s.aux, theta);
+    Gather g = {a, n->out->data, n->saved[S_Y], 0};
+    parallel_for(a->B * a->T, 16, gather_rows, &g);
+}
+
+static void attn_bwd(Node *n) {
+    // y = gather(kind(scatter(qkv), theta))
+    const AttnOp *a = n->attr;
+    size_t S = slab_floats(a);
+    float *dq = n->saved[S_GRADS], *dk = dq + S, *dv = dk + S, *dy = dv + S, *daux = dy + S;
+    memset(dq, 0, 3 * S * sizeof(float));
+    memset(daux, 0, aux_floats(a) * sizeof(float));
+    Gather g = {a, n->out->grad, dy, 1};
+    parallel_for(a->B * a->T, 16, gather_rows, &g);
+    Tensor *theta = n->in[1];
+    float *dtheta = theta && theta->grad ? theta->grad : n->saved[S_DTHETA];
+    a->kind->backward(&a->cfg, a->B, a->T, dq, dk, dv, daux, dtheta, dy, n->saved[S_WORK],
+                      n->saved[S_Q], n->saved[S_K], n->saved[S_V], n->saved[S_AUX],
+                      theta ? theta->data : NULL, n->saved[S_Y]);
+    if (!n->in[0]->grad) return;
+    Scatter s = {a, n->in[0]->grad, dq, dk, dv, daux, 0};
+    parallel_for(a->B * a->T, 16, scatter_rows, &s);
+}
+
+static const OpDef ATTENTION = {"attention", attn_fwd, attn_bwd};
+
+const float *op_attention_work(const Node *n) { return n->saved[S_WORK]; }
+
+Tensor *op_attention(Tape *t, const char *name, Tensor *qkv, Tensor *theta, const AttnOp *a) {
+    size_t C = (size_t)a->cfg.heads * a->cfg.dh;
+    size_t W = 3 * C + (size_t)a->cfg.heads * a->kind->n_aux;
+    if (qkv->cols != W || qkv->rows != a->B * a->T) {
+        fprintf(stderr, "lmtrain: internal error: %s: qkv is (%zu,%zu), expected (%zu,%zu)\n", name,
+                qkv->rows, qkv->cols, a->B * a->T, W);
+        abort();
+    }
+    Tensor *out = tape_tensor(t, name, a->B * a->T, C, 1);
+    Node *n = tape_node(t, &ATTENTION, out);
+    n->in[0] = qkv;
+    n->in[1] = theta;
+    n->attr = a;
+    size_t S = slab_floats(a);
+    n->saved_n[S_Q] = n->saved_n[S_K] = n->saved_n[S_V] = n->saved_n[S_Y] = S;
+    n->saved_n[S_AUX] = aux_floats(a);
+    n->saved_n[S_WORK] = a->kind->work_floats(&a->cfg, a->B, a->T);
+    n->saved_n[S_GRADS] = 4 * S + aux_floats(a);
+    n->saved_n[S_DTHETA] = (size_t)a->cfg.heads;
+    return out;
+}

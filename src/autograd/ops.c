@@ -1,0 +1,171 @@
+// ops.c — dense ops: thin adapters from tape nodes to the kernels of nn.h.
+//
+// Node fields used: in[] inputs, dim[] sizes, saved[] intermediates kept for
+// backward (named at each op).
+#include "ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/nn.h"
+#include "util/err.h"
+
+// ---- embedding: in[0] = wte (V, C), in[1] = wpe (T, C) or NULL; dim = {B, T}
+static void embed_fwd(Node *n) {
+    embed_forward(n->out->data, n->ints, n->in[0]->data, n->in[1] ? n->in[1]->data : NULL, n->dim[0],
+                  n->dim[1], n->in[0]->cols);
+}
+static void embed_bwd(Node *n) {
+    // out = wte[tokens] + wpe[t]
+    Tensor *wpe = n->in[1];
+    embed_backward(n->in[0]->grad, wpe ? wpe->grad : NULL, n->out->grad, n->ints, n->dim[0], n->dim[1],
+                   n->in[0]->cols, n->in[0]->rows);
+}
+static const OpDef EMBED = {"embed", embed_fwd, embed_bwd};
+
+Tensor *op_embed(Tape *t, const char *name, const int *tokens, Tensor *wte, Tensor *wpe, size_t B,
+                 size_t T) {
+    Tensor *out = tape_tensor(t, name, B * T, wte->cols, 1);
+    Node *n = tape_node(t, &EMBED, out);
+    n->in[0] = wte;
+    n->in[1] = wpe;
+    n->ints = tokens;
+    n->dim[0] = B;
+    n->dim[1] = T;
+    return out;
+}
+
+// ---- matmul: in[0] = x (N, C), in[1] = w (OC, C)
+static void matmul_fwd(Node *n) {
+    matmul_forward(n->out->data, n->in[0]->data, n->in[1]->data, n->in[0]->rows, n->in[0]->cols,
+                   n->in[1]->rows);
+}
+static void matmul_bwd(Node *n) {
+    // out = x @ w^T
+    matmul_backward(n->in[0]->grad, n->in[1]->grad, n->out->grad, n->in[0]->data, n->in[1]->data,
+                    n->in[0]->rows, n->in[0]->cols, n->in[1]->rows);
+}
+static const OpDef MATMUL = {"matmul", matmul_fwd, matmul_bwd};
+
+Tensor *op_matmul(Tape *t, const char *name, Tensor *x, Tensor *w) {
+    if (x->cols != w->cols) {
+        fprintf(stderr, "lmtrain: internal error: %s: matmul shapes (%zu,%zu) x (%zu,%zu)^T\n", name,
+                x->rows, x->cols, w->rows, w->cols);
+        abort();
+    }
+    Tensor *out = tape_tensor(t, name, x->rows, w->rows, 1);
+    Node *n = tape_node(t, &MATMUL, out);
+    n->in[0] = x;
+    n->in[1] = w;
+    return out;
+}
+
+// ---- layernorm: in = {x, w, b}; dim[0] = group size C; saved = {mean, rstd}
+// mean and rstd are saved (2 floats per group) so backward needs no second
+// reduction over x.
+static void ln_fwd(Node *n) {
+    layernorm_forward(n->out->data, n->saved[0], n->saved[1], n->in[0]->data, n->in[1]->data,
+                      n->in[2]->data, n->in[0]->n / n->dim[0], n->dim[0]);
+}
+static void ln_bwd(Node *n) {
+    // out = (x - mean) * rstd * w + b
+    layernorm_backward(n->in[0]->grad, n->in[1]->grad, n->in[2]->grad, n->out->grad, n->in[0]->data,
+                       n->in[1]->data, n->saved[0], n->saved[1], n->in[0]->n / n->dim[0], n->dim[0]);
+}
+static const OpDef LAYERNORM = {"layernorm", ln_fwd, ln_bwd};
+
+Tensor *op_layernorm(Tape *t, const char *name, Tensor *x, Tensor *w, Tensor *b) {
+    Tensor *out = tape_tensor(t, name, x->rows, x->cols, 1);
+    Node *n = tape_node(t, &LAYERNORM, out);
+    n->in[0] = x;
+    n->in[1] = w;
+    n->in[2] = b;
+    n->dim[0] = w->n;
+    n->saved_n[0] = n->saved_n[1] = x->n / w->n;
+    return out;
+}
+
+// ---- gelu: in[0] = x
+static void gelu_fwd(Node *n) { gelu_forward(n->out->data, n->in[0]->data, n->out->n); }
+static void gelu_bwd(Node *n) {
+    // out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    gelu_backward(n->in[0]->grad, n->in[0]->data, n->out->grad, n->out->n);
+}
+static const OpDef GELU = {"gelu", gelu_fwd, gelu_bwd};
+
+Tensor *op_gelu(Tape *t, const char *name, Tensor *x) {
+    Tensor *out = tape_tensor(t, name, x->rows, x->cols, 1);
+    tape_node(t, &GELU, out)->in[0] = x;
+    return out;
+}
+
+// ---- add: in = {a, b}
+static void add_fwd(Node *n) { add_forward(n->out->data, n->in[0]->data, n->in[1]->data, n->out->n); }
+static void acc(float *dst, const float *src, size_t count) {
+    if (!dst) return;
+    for (size_t i = 0; i < count; i++) dst[i] += src[i];
+}
+static void add_bwd(Node *n) {
+    // out = a + b
+    acc(n->in[0]->grad, n->out->grad, n->out->n);
+    acc(n->in[1]->grad, n->out->grad, n->out->n);
+}
+static const OpDef ADD = {"add", add_fwd, add_bwd};
+
+Tensor *op_add(Tape *t, const char *name, Tensor *a, Tensor *b) {
+    Tensor *out = tape_tensor(t, name, a->rows, a->cols, 1);
+    Node *n = tape_node(t, &ADD, out);
+    n->in[0] = a;
+    n->in[1] = b;
+    return out;
+}
+
+// ---- cross-entropy: in[0] = logits (N, V); saved = {probs (N, V), losses (N)}
+// probs are saved because the backward is exactly probs - onehot.
+static void ce_fwd(Node *n) {
+    Tensor *x = n->in[0];
+    n->value = crossentropy_forward(n->saved[0], n->saved[1], x->data, n->ints, x->rows, x->cols,
+                                    &n->count);
+    n->out->data[0] = (float)n->value;
+}
+static void ce_bwd(Node *n) {
+    // loss = mean over scored rows of -log softmax(logits)[target]
+    Tensor *x = n->in[0];
+    crossentropy_backward(x->grad, n->saved[0], n->ints, x->rows, x->cols, n->count, n->out->grad[0]);
+}
+static const OpDef CROSSENTROPY = {"crossentropy", ce_fwd, ce_bwd};
+
+Tensor *op_crossentropy(Tape *t, const char *name, Tensor *logits, const int *targets) {
+    Tensor *out = tape_tensor(t, name, 1, 1, 1);
+    Node *n = tape_node(t, &CROSSENTROPY, out);
+    n->in[0] = logits;
+    n->ints = targets;
+    n->saved_n[0] = logits->n;
+    n->saved_n[1] = logits->rows;
+    return out;
+}
+
+// ---- dot with a fixed vector: in[0] = x; attr = r (x->n floats)
+static void dot_fwd(Node *n) {
+    const float *r = n->attr;
+    double s = 0;
+    for (size_t i = 0; i < n->in[0]->n; i++) s += (double)n->in[0]->data[i] * r[i];
+    n->value = s;
+    n->out->data[0] = (float)s;
+}
+static void dot_bwd(Node *n) {
+    // out = sum_i x_i r_i
+    const float *r = n->attr;
+    float g = n->out->grad[0];
+    for (size_t i = 0; i < n->in[0]->n; i++) n->in[0]->grad[i] += g * r[i];
+}
+static const OpDef DOT = {"dot", dot_fwd, dot_bwd};
+
+Tensor *op_dot(Tape *t, const char *name, Tensor *x, const float *r) {
+    Tensor *out = tape_tensor(t, name, 1, 1, 1);
+    Node *n = tape_node(t, &DOT, out);
+    n->in[0] = x;
+    n->attr = r;
+    return out;
+}

@@ -1,0 +1,141 @@
+// tape.c — recording, one-shot allocation, forward and reverse replay.
+#include "tape.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/err.h"
+
+void tape_init(Tape *t) { memset(t, 0, sizeof *t); }
+
+void tape_free(Tape *t) {
+    for (size_t i = 0; i < t->n_acts; i++) {
+        free((char *)t->acts[i]->name);
+        free(t->acts[i]);
+    }
+    free(t->acts);
+    free(t->nodes);
+    free(t->act);
+    free(t->act_grad);
+    free(t->saved);
+    memset(t, 0, sizeof *t);
+}
+
+Tensor *tape_tensor(Tape *t, const char *name, size_t rows, size_t cols, int needs_grad) {
+    if (t->finalized) {
+        fprintf(stderr, "lmtrain: internal error: tensor %s declared after tape_finalize\n", name);
+        abort();
+    }
+    Tensor *x = xcalloc(1, sizeof *x);
+    x->name = xstrdup(name);
+    x->rows = rows;
+    x->cols = cols;
+    if (!size_mul(rows, cols, &x->n)) {
+        fprintf(stderr, "lmtrain: tensor %s: size overflow\n", name);
+        exit(ERR_RUNTIME);
+    }
+    // grad is a non-NULL marker until finalize assigns real storage
+    x->grad = needs_grad ? (float *)x : NULL;
+    if (t->n_acts == t->cap_acts) {
+        t->cap_acts = t->cap_acts ? 2 * t->cap_acts : 64;
+        t->acts = xrealloc(t->acts, t->cap_acts * sizeof *t->acts);
+    }
+    t->acts[t->n_acts++] = x;
+    return x;
+}
+
+Node *tape_node(Tape *t, const OpDef *op, Tensor *out) {
+    if (t->n_nodes == t->cap_nodes) {
+        t->cap_nodes = t->cap_nodes ? 2 * t->cap_nodes : 64;
+        t->nodes = xrealloc(t->nodes, t->cap_nodes * sizeof *t->nodes);
+    }
+    Node *n = &t->nodes[t->n_nodes++];
+    memset(n, 0, sizeof *n);
+    n->op = op;
+    n->out = out;
+    return n;
+}
+
+// Rounds a float count up to a 64-byte boundary so every buffer starts aligned
+// for AVX-512 loads.
+static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+static float *alloc_block(size_t floats) {
+    void *p = NULL;
+    size_t bytes;
+    if (!size_mul(floats ? floats : 1, sizeof(float), &bytes) || posix_memalign(&p, 64, bytes) != 0) {
+        fprintf(stderr, "lmtrain: out of memory allocating %zu floats of activations\n", floats);
+        exit(ERR_RUNTIME);
+    }
+    return p;
+}
+
+void tape_finalize(Tape *t) {
+    size_t act = 0, saved = 0;
+    for (size_t i = 0; i < t->n_acts; i++) act += align16(t->acts[i]->n);
+    for (size_t i = 0; i < t->n_nodes; i++)
+        for (int s = 0; s < NODE_MAX_SAVED; s++) saved += align16(t->nodes[i].saved_n[s]);
+    t->act = alloc_block(act);
+    t->act_grad = alloc_block(act);
+    t->saved = alloc_block(saved);
+    memset(t->act, 0, act * sizeof(float));
+    memset(t->act_grad, 0, act * sizeof(float));
+    memset(t->saved, 0, saved * sizeof(float));
+    t->act_floats = act;
+    t->saved_floats = saved;
+    size_t off = 0;
+    for (size_t i = 0; i < t->n_acts; i++) {
+        Tensor *x = t->acts[i];
+        x->data = t->act + off;
+        x->grad = x->grad ? t->act_grad + off : NULL;
+        off += align16(x->n);
+    }
+    off = 0;
+    for (size_t i = 0; i < t->n_nodes; i++)
+        for (int s = 0; s < NODE_MAX_SAVED; s++) {
+            Node *n = &t->nodes[i];
+            n->saved[s] = n->saved_n[s] ? t->saved + off : NULL;
+            off += align16(n->saved_n[s]);
+        }
+    t->finalized = 1;
+}
+
+void tape_forward(Tape *t) {
+    for (size_t i = 0; i < t->n_nodes; i++) t->nodes[i].op->forward(&t->nodes[i]);
+}
+
+static int wants_grad(const Node *n) {
+    for (int i = 0; i < NODE_MAX_IN; i++)
+        if (n->in[i] && n->in[i]->grad) return 1;
+    return 0;
+}
+
+void tape_backward(Tape *t, Tensor *loss) {
+    memset(t->act_grad, 0, t->act_floats * sizeof(float));
+    loss->grad[0] = 1.0f;
+    for (size_t i = t->n_nodes; i-- > 0;) {
+        Node *n = &t->nodes[i];
+        if (!wants_grad(n)) continue;
+        if (!n->op->backward) {
+            fprintf(stderr, "lmtrain: internal error: op '%s' has no backward\n", n->op->name);
+            abort();
+        }
+        n->op->backward(n);
+    }
+}
+
+int tensor_is_finite(const float *x, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+const Node *tape_first_nonfinite(const Tape *t) {
+    for (size_t i = 0; i < t->n_nodes; i++) {
+        const Node *n = &t->nodes[i];
+        if (!tensor_is_finite(n->out->data, n->out->n)) return n;
+    }
+    return NULL;
+}

@@ -1,0 +1,75 @@
+// tape.h — reverse-mode autograd as a Wengert list over float32 tensors.
+//
+// The model's graph is the same every step, so the tape is recorded once
+// (ops append nodes and declare the sizes they need), then tape_finalize()
+// makes ONE allocation for all activations, one for their gradients and one
+// for saved intermediates. After that a training step is
+//     tape_forward(t);  tape_backward(t);
+// with no allocation at all: forward replays the nodes in order, backward
+// replays them in reverse, each op's backward ADDING into its inputs' grads.
+#pragma once
+#include <stddef.h>
+
+// A 2-D view (rows x cols) of a float buffer and its gradient. Parameters
+// live in the model's parameter block; activations in the tape's blocks.
+typedef struct Tensor {
+    float *data;       // (rows, cols)
+    float *grad;       // (rows, cols); NULL when no gradient flows to it
+    size_t rows, cols, n;
+    const char *name;  // for error messages ("h.2.attn.qkv.weight", "h.2.ffn.gelu")
+} Tensor;
+
+typedef struct Node Node;
+
+// One op kind: a name and its two directions. A missing backward is not
+// silently skipped: tape_backward fails loudly naming the op.
+typedef struct {
+    const char *name;
+    void (*forward)(Node *n);
+    void (*backward)(Node *n);
+} OpDef;
+
+#define NODE_MAX_IN 4
+#define NODE_MAX_SAVED 8
+
+struct Node {
+    const OpDef *op;
+    Tensor *out;
+    Tensor *in[NODE_MAX_IN];         // NULL-padded
+    size_t dim[4];                   // op-specific sizes (documented per op)
+    float *saved[NODE_MAX_SAVED];    // op-specific saved buffers / scratch
+    size_t saved_n[NODE_MAX_SAVED];  // their sizes in floats (declared at record time)
+    const int *ints;                 // token ids or targets, owned by the caller
+    const void *attr;                // op-specific attributes, owned by the op
+    double value;                    // scalar result (loss ops)
+    size_t count;                    // scalar ops: how many positions were scored
+};
+
+typedef struct {
+    Node *nodes;
+    size_t n_nodes, cap_nodes;
+    Tensor **acts;                   // activations owned by the tape
+    size_t n_acts, cap_acts;
+    float *act, *act_grad, *saved;   // the three blocks
+    size_t act_floats, saved_floats;
+    int finalized;
+} Tape;
+
+void tape_init(Tape *t);
+void tape_free(Tape *t);
+
+// Declares an activation (storage assigned at finalize). `needs_grad`: whether
+// a gradient buffer is reserved for it.
+Tensor *tape_tensor(Tape *t, const char *name, size_t rows, size_t cols, int needs_grad);
+// Appends a node; returns it so the op constructor can fill dims and saved sizes.
+Node *tape_node(Tape *t, const OpDef *op, Tensor *out);
+void tape_finalize(Tape *t);
+
+void tape_forward(Tape *t);
+// Zeroes every activation gradient, seeds d(loss)/d(loss) = 1 on `loss`
+// (a 1x1 tensor), replays the nodes in reverse.
+void tape_backward(Tape *t, Tensor *loss);
+
+// The first node (in forward order) whose output holds a NaN or Inf, or NULL.
+const Node *tape_first_nonfinite(const Tape *t);
+int tensor_is_finite(const float *x, size_t n);

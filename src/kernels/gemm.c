@@ -1,0 +1,182 @@
+// gemm.c — C = alpha * op(A) op(B) + beta * C, blocked and packed (GotoBLAS
+// loop order), threaded by output blocks.
+//
+// Loop nest of one serial block of C (rows m0..m1, columns n0..n1):
+//   jc: GEMM_NC columns of C        pack op(B)[pc.., jc..] once  (kc x nc, lives in L2)
+//    pc: GEMM_KC steps of K          (fixed: the K summation order never depends on the partition)
+//     ic: GEMM_MC rows of C          pack op(A)[ic.., pc..]       (mc x kc)
+//      jr, ir: GEMM_NR x GEMM_MR tiles -> gemm_micro              (B sliver stays in L1)
+// The first K block applies beta; later ones add (beta = 1). Every C element
+// is therefore the same chain of operations whichever tile, block or thread
+// computes it, so gemm() gives bit-identical results for any thread count.
+#include "gemm.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "gemm_kernels.h"
+#include "util/err.h"
+#include "util/pool.h"
+
+// Blocking. KC * GEMM_NR floats (one B sliver) should sit in L1d; GEMM_MC * KC
+// (the packed A block) and KC * GEMM_NC (the packed B panel) in L2.
+#ifndef GEMM_KC
+#define GEMM_KC 256
+#endif
+#ifndef GEMM_MC
+#define GEMM_MC (GEMM_MR * 24)
+#endif
+#ifndef GEMM_NC
+#define GEMM_NC (GEMM_NR * 32)
+#endif
+
+// A task of the threaded gemm gets at least this many multiply-adds; below it
+// waking a second thread costs more than it saves.
+#define GEMM_MIN_TASK_FMA ((size_t)1 << 19)
+
+// ---------------------------------------------------------------- reference
+
+void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+              const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+              size_t ldc) {
+    for (size_t i = 0; i < M; i++) {
+        for (size_t j = 0; j < N; j++) {
+            double acc = 0.0;
+            for (size_t k = 0; k < K; k++) {
+                double a = transA ? A[k * lda + i] : A[i * lda + k];
+                double b = transB ? B[j * ldb + k] : B[k * ldb + j];
+                acc += a * b;
+            }
+            double c = (double)alpha * acc;
+            if (beta != 0.0f) c += (double)beta * C[i * ldc + j];
+            C[i * ldc + j] = (float)c;
+        }
+    }
+}
+
+// ---------------------------------------------------------------- packing buffers
+
+// One pair of packing buffers per thread, allocated on the thread's first
+// gemm at their fixed maximum size and freed when the thread exits.
+typedef struct {
+    void *raw;
+    float *a;  // (GEMM_MC, GEMM_KC) packed A block
+    float *b;  // (GEMM_KC, GEMM_NC) packed B panel
+} PackBufs;
+
+static pthread_key_t bufs_key;
+static pthread_once_t bufs_once = PTHREAD_ONCE_INIT;
+static _Thread_local PackBufs *tl_bufs;
+
+static void bufs_free(void *p) {
+    PackBufs *pb = p;
+    free(pb->raw);
+    free(pb);
+}
+
+static void bufs_key_init(void) {
+    if (pthread_key_create(&bufs_key, bufs_free) != 0) {
+        // not fatal: buffers of threads that exit would simply not be freed
+    }
+}
+
+static PackBufs *bufs_get(void) {
+    if (tl_bufs) return tl_bufs;
+    pthread_once(&bufs_once, bufs_key_init);
+    PackBufs *pb = xmalloc(sizeof *pb);
+    size_t na = (size_t)GEMM_MC * GEMM_KC, nb = (size_t)GEMM_KC * GEMM_NC;
+    pb->raw = xmalloc((na + nb) * sizeof(float) + 64);
+    float *base = (float *)(((uintptr_t)pb->raw + 63) & ~(uintptr_t)63);
+    pb->a = base;
+    pb->b = base + na;  // na is a multiple of 16 floats, so b stays 64-byte aligned
+    pthread_setspecific(bufs_key, pb);
+    tl_bufs = pb;
+    return pb;
+}
+
+// ---------------------------------------------------------------- serial blocked product
+
+typedef struct {
+    int transA, transB;
+    size_t M, N, K;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+    size_t lda, ldb, ldc;
+} GemmArgs;
+
+// C[m0..m1, n0..n1) over all of K.
+static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_t n1) {
+    if (g->K == 0) {
+        for (size_t i = m0; i < m1; i++)
+            for (size_t j = n0; j < n1; j++) {
+                float *c = g->C + i * g->ldc + j;
+                *c = g->beta != 0.0f ? g->beta * *c : 0.0f;
+            }
+        return;
+    }
+    PackBufs *pb = bufs_get();
+    for (size_t jc = n0; jc < n1; jc += GEMM_NC) {
+        size_t nc = n1 - jc < GEMM_NC ? n1 - jc : GEMM_NC;
+        for (size_t pc = 0; pc < g->K; pc += GEMM_KC) {
+            size_t kc = g->K - pc < GEMM_KC ? g->K - pc : GEMM_KC;
+            float beta = pc == 0 ? g->beta : 1.0f;
+            gemm_pack_b(pb->b, g->transB, g->B, g->ldb, pc, kc, jc, nc);
+            for (size_t ic = m0; ic < m1; ic += GEMM_MC) {
+                size_t mc = m1 - ic < GEMM_MC ? m1 - ic : GEMM_MC;
+                gemm_pack_a(pb->a, g->transA, g->A, g->lda, ic, mc, pc, kc);
+                for (size_t jr = 0; jr < nc; jr += GEMM_NR) {
+                    size_t nr = nc - jr < GEMM_NR ? nc - jr : GEMM_NR;
+                    for (size_t ir = 0; ir < mc; ir += GEMM_MR) {
+                        size_t mr = mc - ir < GEMM_MR ? mc - ir : GEMM_MR;
+                        gemm_micro(kc, pb->a + ir * kc, pb->b + jr * kc,
+                                   g->C + (ic + ir) * g->ldc + jc + jr, g->ldc, mr, nr, g->alpha,
+                                   beta);
+                    }
+                }
+            }
+        }
+    }
+}
+
+void gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+                 const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+                 size_t ldc) {
+    if (M == 0 || N == 0) return;
+    GemmArgs g = {transA, transB, M, N, K, alpha, beta, A, B, C, lda, ldb, ldc};
+    gemm_block(&g, 0, M, 0, N);
+}
+
+// ---------------------------------------------------------------- threaded
+
+// Tasks own whole units of C: `unit` rows (split_rows) or columns, all of K.
+typedef struct {
+    GemmArgs g;
+    int split_rows;
+    size_t unit;
+} GemmTask;
+
+static void gemm_task(void *ctx, size_t lo, size_t hi) {
+    const GemmTask *t = ctx;
+    const GemmArgs *g = &t->g;
+    size_t extent = t->split_rows ? g->M : g->N;
+    size_t a = lo * t->unit, b = hi * t->unit < extent ? hi * t->unit : extent;
+    if (t->split_rows)
+        gemm_block(g, a, b, 0, g->N);
+    else
+        gemm_block(g, 0, g->M, a, b);
+}
+
+void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+          size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    if (M == 0 || N == 0) return;
+    GemmTask t = {{transA, transB, M, N, K, alpha, beta, A, B, C, lda, ldb, ldc}, M >= N, 0};
+    // Split the longer side, so each task re-packs only the smaller operand.
+    t.unit = t.split_rows ? GEMM_MR : GEMM_NR;
+    size_t extent = t.split_rows ? M : N, other = t.split_rows ? N : M;
+    size_t units = (extent + t.unit - 1) / t.unit;
+    size_t unit_fma = t.unit * other * (K ? K : 1);
+    size_t grain = (GEMM_MIN_TASK_FMA + unit_fma - 1) / unit_fma;
+    parallel_for(units, grain, gemm_task, &t);
+}

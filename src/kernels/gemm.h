@@ -1,0 +1,25 @@
+// gemm.h — the one matrix-multiply building block every dense op uses.
+//
+// Row-major. C (M x N, leading dim ldc) = alpha * op(A) * op(B) + beta * C,
+// op(A) is M x K (A stored K x M when transA), op(B) is K x N (B stored N x K
+// when transB). beta = 0 means C is not read (may hold garbage / NaN).
+// Threaded through the pool; deterministic: each C element is produced by one
+// task with a summation order that does not depend on the thread count.
+#pragma once
+#include <stddef.h>
+
+void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+          const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+          size_t ldc);
+
+// The slow, obviously-right reference (double accumulation, no threads) the
+// fast path is tested against.
+void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+              const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+              size_t ldc);
+
+// Single-threaded fast path, for callers that already parallelise outside
+// (e.g. attention kernels running one (batch, head) per task).
+void gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+                 const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+                 size_t ldc);

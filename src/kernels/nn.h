@@ -1,0 +1,57 @@
+// nn.h — the dense kernels of the model, llm.c style.
+//
+// Each is a forward/backward pair: outputs first, shapes last. Every backward
+// ADDS into its gradient buffers (+=), so a tensor used twice (tied embedding,
+// residual stream) needs no special case; one zero_grad clears them. Gradient
+// pointers may be NULL when that gradient is not wanted. All threaded through
+// the pool with output-partitioned, thread-count-independent results.
+#pragma once
+#include <stddef.h>
+
+// ---- matmul (no bias): out = inp @ w^T ----
+// out (N, OC), inp (N, C), w (OC, C)
+void matmul_forward(float *out, const float *inp, const float *w, size_t N, size_t C, size_t OC);
+// dinp (N, C) += dout @ w ; dw (OC, C) += dout^T @ inp
+void matmul_backward(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
+                     size_t N, size_t C, size_t OC);
+
+// ---- token (+ position) embedding ----
+// out (B, T, C) = wte[tokens[b,t]] + wpe[t]   (wpe may be NULL: pos = none)
+void embed_forward(float *out, const int *tokens, const float *wte, const float *wpe, size_t B,
+                   size_t T, size_t C);
+void embed_backward(float *dwte, float *dwpe, const float *dout, const int *tokens, size_t B,
+                    size_t T, size_t C, size_t V);
+
+// ---- LayerNorm over the last dim, eps 1e-5, affine w, b of size C ----
+// out, inp (N, C); mean, rstd (N) saved for backward (cheap: 2 floats a row,
+// and they spare the backward a second reduction pass).
+void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
+                       const float *b, size_t N, size_t C);
+void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
+                        const float *w, const float *mean, const float *rstd, size_t N, size_t C);
+
+// ---- GELU, tanh approximation ----
+void gelu_forward(float *out, const float *inp, size_t n);
+void gelu_backward(float *dinp, const float *inp, const float *dout, size_t n);
+
+// ---- residual: out = a + b ----
+void add_forward(float *out, const float *a, const float *b, size_t n);
+
+// ---- cross-entropy fused with softmax ----
+// logits (N, V); targets (N), a target < 0 is not scored. probs (N, V) saved.
+// Returns the mean loss over scored positions (0 if none); *n_scored gets the count.
+// losses (N) gets per-position loss (0 where not scored); may be NULL.
+double crossentropy_forward(float *probs, float *losses, const float *logits, const int *targets,
+                            size_t N, size_t V, size_t *n_scored);
+// dlogits (N, V) += (probs - onehot(target)) * dloss / n_scored, for scored rows.
+void crossentropy_backward(float *dlogits, const float *probs, const int *targets, size_t N,
+                           size_t V, size_t n_scored, float dloss);
+
+// ---- optimiser helpers ----
+// sqrt(sum g^2) accumulated in double, deterministic.
+double global_norm(const float *g, size_t n);
+// One AdamW step on n values: m, v moments; decoupled weight decay `wd` is
+// applied only when the caller passes nonzero (matrices and embeddings).
+// step is 1-based for bias correction.
+void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
+                  float beta2, float eps, float wd, float grad_scale, long step);

@@ -1,0 +1,43 @@
+// cli.c — config lookup and run-folder naming for every command.
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/err.h"
+
+static int is_file(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int cli_load_config(Config *c, const char *name, char *const *sets, int n_sets) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s", name);
+    if (!is_file(path)) {
+        snprintf(path, sizeof path, "configs/%s", name);
+        if (!is_file(path)) snprintf(path, sizeof path, "configs/%s.ini", name);
+        if (!is_file(path))
+            return err_set(ERR_USAGE, "config '%s' not found (looked for %s, configs/%s and configs/%s.ini)",
+                           name, name, name, name);
+    }
+    config_defaults(c);
+    int rc = config_load(c, path);
+    if (rc) return rc;
+    for (int i = 0; i < n_sets; i++)
+        if ((rc = config_set(c, sets[i]))) return rc;
+    return config_validate(c, path);
+}
+
+int cli_collect_sets(int argc, char **argv, char **sets, int cap) {
+    int n = 0;
+    for (int i = 0; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--set") == 0 && n < cap) sets[n++] = argv[++i];
+    return n;
+}
+
+void cli_run_dir(char *buf, size_t cap, const Config *c, const char *out) {
+    if (out) snprintf(buf, cap, "%s", out);
+    else snprintf(buf, cap, "%s/%s", c->out_dir, c->name);
+}

@@ -1,0 +1,131 @@
+// checkpoint.c — save/load of weights, optimizer and training state.
+#include "checkpoint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/binfile.h"
+#include "util/err.h"
+
+// TrainState as explicit little-endian 8-byte fields (never a raw struct dump:
+// padding and field order would then be part of the file format).
+#define STATE_FIELDS 10
+static void state_pack(const TrainState *s, unsigned char out[STATE_FIELDS * 8]) {
+    uint64_t f[STATE_FIELDS];
+    f[0] = s->step;
+    f[1] = s->rng;
+    f[2] = s->vocab_hash;
+    f[3] = s->n_floats;
+    memcpy(&f[4], &s->best_val, 8);
+    f[5] = s->best_step;
+    memcpy(&f[6], &s->elapsed_s, 8);
+    memcpy(&f[7], &s->loss_sum, 8);
+    f[8] = s->loss_count;
+    f[9] = s->tokens;
+    for (int i = 0; i < STATE_FIELDS; i++)
+        for (int b = 0; b < 8; b++) out[i * 8 + b] = (unsigned char)(f[i] >> (8 * b));
+}
+
+static void state_unpack(const unsigned char *in, TrainState *s) {
+    uint64_t f[STATE_FIELDS];
+    for (int i = 0; i < STATE_FIELDS; i++) {
+        f[i] = 0;
+        for (int b = 0; b < 8; b++) f[i] |= (uint64_t)in[i * 8 + b] << (8 * b);
+    }
+    s->step = f[0];
+    s->rng = f[1];
+    s->vocab_hash = f[2];
+    s->n_floats = f[3];
+    memcpy(&s->best_val, &f[4], 8);
+    s->best_step = f[5];
+    memcpy(&s->elapsed_s, &f[6], 8);
+    memcpy(&s->loss_sum, &f[7], 8);
+    s->loss_count = f[8];
+    s->tokens = f[9];
+}
+
+static char *config_text(const Config *c, size_t *len) {
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    if (!f) return NULL;
+    config_write(c, f);
+    fclose(f);
+    return buf;
+}
+
+int checkpoint_save(const char *path, const Model *m, const AdamW *o, const TrainState *s) {
+    size_t cfg_len = 0;
+    char *cfg = config_text(&m->cfg, &cfg_len);
+    if (!cfg) return err_set(ERR_RUNTIME, "%s: cannot format the configuration", path);
+    unsigned char st[STATE_FIELDS * 8];
+    TrainState s2 = *s;
+    s2.n_floats = m->n_floats;
+    state_pack(&s2, st);
+    size_t nb = m->n_floats * sizeof(float);
+    BinSection sec[] = {
+        {"config", cfg, cfg_len}, {"params", m->data, nb}, {"adam_m", o->m, nb},
+        {"adam_v", o->v, nb},     {"state", st, sizeof st},
+    };
+    int rc = binfile_write_atomic(path, CHECKPOINT_VERSION, sec, sizeof sec / sizeof sec[0]);
+    free(cfg);
+    return rc;
+}
+
+static int open_checked(const char *path, BinFile *f) {
+    int rc = binfile_read(path, f);
+    if (rc) return rc;
+    rc = binfile_require_version(f, CHECKPOINT_VERSION);
+    if (rc) binfile_free(f);
+    return rc;
+}
+
+int checkpoint_read_config(const char *path, Config *cfg) {
+    BinFile f;
+    int rc = open_checked(path, &f);
+    if (rc) return rc;
+    size_t n = 0;
+    const char *text = binfile_find(&f, "config", &n);
+    if (!text) {
+        binfile_free(&f);
+        return ERR_RUNTIME;
+    }
+    config_defaults(cfg);
+    char origin[1100];
+    snprintf(origin, sizeof origin, "%s [config]", path);
+    rc = config_load_text(cfg, text, n, origin);
+    if (!rc) rc = config_validate(cfg, origin);
+    binfile_free(&f);
+    return rc ? ERR_RUNTIME : 0;
+}
+
+int checkpoint_load(const char *path, Model *m, AdamW *o, TrainState *s) {
+    BinFile f;
+    int rc = open_checked(path, &f);
+    if (rc) return rc;
+    size_t nb = m->n_floats * sizeof(float);
+    const unsigned char *st = binfile_get(&f, "state", STATE_FIELDS * 8);
+    const void *p = st ? binfile_get(&f, "params", nb) : NULL;
+    const void *am = p && o ? binfile_get(&f, "adam_m", nb) : p;
+    const void *av = am && o ? binfile_get(&f, "adam_v", nb) : am;
+    if (!st || !p || !am || !av) {
+        binfile_free(&f);
+        return err_wrap(ERR_RUNTIME, "checkpoint does not match the model (was it written by another "
+                                     "configuration?): ");
+    }
+    TrainState tmp;
+    state_unpack(st, &tmp);
+    if (tmp.n_floats != m->n_floats) {
+        binfile_free(&f);
+        return err_set(ERR_RUNTIME, "%s: holds %llu parameter floats, the model has %zu", path,
+                       (unsigned long long)tmp.n_floats, m->n_floats);
+    }
+    memcpy(m->data, p, nb);
+    if (o) {
+        memcpy(o->m, am, nb);
+        memcpy(o->v, av, nb);
+    }
+    if (s) *s = tmp;
+    binfile_free(&f);
+    return 0;
+}

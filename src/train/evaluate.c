@@ -1,0 +1,68 @@
+// evaluate.c — validation during training.
+#include "evaluate.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/rng.h"
+
+unsigned long long eval_seed(const Config *c) { return c->seed ^ 0x76616c6964617465ull; /* "validate" */ }
+
+size_t count_correct(const float *logits, const int *targets, size_t N, size_t V) {
+    size_t ok = 0;
+    for (size_t i = 0; i < N; i++) {
+        if (targets[i] < 0) continue;
+        const float *row = logits + i * V;
+        size_t best = 0;
+        for (size_t v = 1; v < V; v++)
+            if (row[v] > row[best]) best = v;
+        ok += best == (size_t)targets[i];
+    }
+    return ok;
+}
+
+static double eval_random_batches(Graph *g, Dataset *d, const Config *c) {
+    Rng rng;
+    rng_seed(&rng, eval_seed(c));
+    double sum = 0;
+    size_t count = 0;
+    for (int i = 0; i < c->eval_batches; i++) {
+        dataset_batch(d, SPLIT_VAL, &rng, g->B, g->T, g->tokens, g->targets);
+        double loss = graph_forward(g);
+        size_t n = graph_scored(g);
+        sum += loss * (double)n;
+        count += n;
+    }
+    return count ? sum / (double)count : NAN;
+}
+
+// Every validation window once, B at a time; rows past the end of the last
+// batch repeat window 0 with their targets masked, so they count for nothing.
+static double eval_all_windows(Graph *g, Dataset *d, const Config *c, double *acc) {
+    (void)c;
+    size_t n = dataset_eval_windows(d, SPLIT_VAL, g->T), V = g->logits->cols;
+    double sum = 0;
+    size_t count = 0, correct = 0;
+    for (size_t first = 0; first < n; first += g->B) {
+        for (size_t b = 0; b < g->B; b++) {
+            int *in = g->tokens + b * g->T, *tg = g->targets + b * g->T;
+            size_t w = first + b < n ? first + b : 0;
+            dataset_eval_window(d, SPLIT_VAL, w, g->T, in, tg);
+            if (first + b >= n)
+                for (size_t t = 0; t < g->T; t++) tg[t] = -1;
+        }
+        double loss = graph_forward(g);
+        size_t k = graph_scored(g);
+        sum += loss * (double)k;
+        count += k;
+        correct += count_correct(g->logits->data, g->targets, g->B * g->T, V);
+    }
+    if (acc) *acc = count ? (double)correct / (double)count : NAN;
+    return count ? sum / (double)count : NAN;
+}
+
+double evaluate(Graph *g, Model *m, Dataset *d, const Config *c, double *acc) {
+    (void)m;
+    if (c->task == TASK_RECALL) return eval_all_windows(g, d, c, acc);
+    return eval_random_batches(g, d, c);
+}

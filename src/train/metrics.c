@@ -1,0 +1,198 @@
+// metrics.c — the metrics.csv writer and reader.
+#include "metrics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/atomic_file.h"
+#include "util/err.h"
+
+static void header(const Metrics *m, FILE *f) {
+    fprintf(f, "step,tokens,lr,train_loss,val_loss,%sgrad_norm,tokens_per_s,elapsed_s",
+            m->has_acc ? "val_acc," : "");
+    for (int l = 0; l < m->layers && m->has_lambda; l++) fprintf(f, ",lambda_%d", l);
+    for (int l = 0; l < m->layers && m->has_state; l++) fprintf(f, ",state_norm_%d", l);
+    fputc('\n', f);
+}
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = cap ? 2 * cap : 65536;
+            buf = xrealloc(buf, cap);
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+// Rewrites path keeping the header and the rows whose step <= keep_step.
+static int truncate_rows(const char *path, long keep_step) {
+    size_t len = 0;
+    char *text = slurp(path, &len);
+    if (!text) return err_set(ERR_RUNTIME, "%s: cannot read for --resume: %s", path, strerror(errno));
+    AtomicFile a;
+    if (atomic_open(&a, path)) {
+        free(text);
+        return ERR_RUNTIME;
+    }
+    char *line = text, *next;
+    int first = 1;
+    for (; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = 0;
+        if (!next) break;  // an unterminated last line was being written when the run died
+        if (first || strtol(line, NULL, 10) <= keep_step) fprintf(a.f, "%s\n", line);
+        first = 0;
+    }
+    free(text);
+    return atomic_commit(&a);
+}
+
+int metrics_open(Metrics *m, const char *path, int layers, int has_lambda, int has_state, int has_acc,
+                 int resume, long keep_step) {
+    memset(m, 0, sizeof *m);
+    m->layers = layers;
+    m->has_lambda = has_lambda;
+    m->has_state = has_state;
+    m->has_acc = has_acc;
+    m->path = xstrdup(path);
+    if (resume) {
+        int rc = truncate_rows(path, keep_step);
+        if (rc) return rc;
+        m->f = fopen(path, "a");
+    } else {
+        m->f = fopen(path, "w");
+        if (m->f) header(m, m->f);
+    }
+    if (!m->f) return err_set(ERR_RUNTIME, "cannot open %s: %s", path, strerror(errno));
+    return 0;
+}
+
+static void cell(FILE *f, const char *fmt, double v) {
+    fputc(',', f);
+    if (!isnan(v)) fprintf(f, fmt, v);
+}
+
+int metrics_write(Metrics *m, const MetricsRow *r) {
+    FILE *f = m->f;
+    fprintf(f, "%ld,%llu", r->step, r->tokens);
+    cell(f, "%.6g", r->lr);
+    cell(f, "%.6f", r->train_loss);
+    cell(f, "%.6f", r->val_loss);
+    if (m->has_acc) cell(f, "%.6f", r->val_acc);
+    cell(f, "%.6f", r->grad_norm);
+    cell(f, "%.1f", r->tokens_per_s);
+    cell(f, "%.3f", r->elapsed_s);
+    for (int l = 0; l < m->layers && m->has_lambda; l++) cell(f, "%.6f", r->lambda[l]);
+    for (int l = 0; l < m->layers && m->has_state; l++) cell(f, "%.6g", r->state_norm[l]);
+    fputc('\n', f);
+    if (fflush(f) != 0 || ferror(f))
+        return err_set(ERR_RUNTIME, "%s: write failed: %s", m->path, strerror(errno));
+    return 0;
+}
+
+int metrics_close(Metrics *m) {
+    int rc = 0;
+    if (m->f && fclose(m->f) != 0) rc = err_set(ERR_RUNTIME, "%s: close failed: %s", m->path, strerror(errno));
+    free(m->path);
+    memset(m, 0, sizeof *m);
+    return rc;
+}
+
+// ---- reader ----
+
+int metrics_read(const char *path, MetricsTable *t) {
+    memset(t, 0, sizeof *t);
+    size_t len = 0;
+    char *text = slurp(path, &len);
+    if (!text) return err_set(ERR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    if (!line) {
+        free(text);
+        return err_set(ERR_RUNTIME, "%s: empty (no header)", path);
+    }
+    // header: comma-separated column names
+    for (const char *p = line;;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        t->names = xrealloc(t->names, (t->cols + 1) * sizeof *t->names);
+        t->names[t->cols] = xmalloc(n + 1);
+        memcpy(t->names[t->cols], p, n);
+        t->names[t->cols][n] = 0;
+        t->cols++;
+        if (!end) break;
+        p = end + 1;
+    }
+    size_t cap = 0;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        if (t->rows == cap) {
+            cap = cap ? 2 * cap : 256;
+            t->v = xrealloc(t->v, cap * t->cols * sizeof(double));
+        }
+        double *row = t->v + t->rows * t->cols;
+        const char *p = line;
+        for (size_t c = 0; c < t->cols; c++) {
+            char *end;
+            row[c] = NAN;
+            if (*p && *p != ',') {
+                double x = strtod(p, &end);
+                if (end != p) row[c] = x;
+                p = end;
+            }
+            while (*p && *p != ',') p++;
+            if (*p == ',') p++;
+        }
+        t->rows++;
+    }
+    free(text);
+    return 0;
+}
+
+void metrics_table_free(MetricsTable *t) {
+    for (size_t c = 0; c < t->cols; c++) free(t->names[c]);
+    free(t->names);
+    free(t->v);
+    memset(t, 0, sizeof *t);
+}
+
+int metrics_col(const MetricsTable *t, const char *name) {
+    for (size_t c = 0; c < t->cols; c++)
+        if (strcmp(t->names[c], name) == 0) return (int)c;
+    return -1;
+}
+
+double metrics_last(const MetricsTable *t, const char *name) {
+    int c = metrics_col(t, name);
+    if (c < 0) return NAN;
+    for (size_t r = t->rows; r-- > 0;)
+        if (!isnan(t->v[r * t->cols + (size_t)c])) return t->v[r * t->cols + (size_t)c];
+    return NAN;
+}
+
+double metrics_min(const MetricsTable *t, const char *name) {
+    int c = metrics_col(t, name);
+    double best = NAN;
+    if (c < 0) return NAN;
+    for (size_t r = 0; r < t->rows; r++) {
+        double x = t->v[r * t->cols + (size_t)c];
+        if (!isnan(x) && (isnan(best) || x < best)) best = x;
+    }
+    return best;
+}

@@ -1,0 +1,321 @@
+// train.c — the training loop: batches, steps, evaluation, logging,
+// checkpoints, signals and non-finite detection.
+#include "train.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model/model.h"
+#include "tools/svg.h"
+#include "train/checkpoint.h"
+#include "train/data.h"
+#include "train/evaluate.h"
+#include "train/metrics.h"
+#include "train/optimizer.h"
+#include "train/progress.h"
+#include "train/summary.h"
+#include "util/atomic_file.h"
+#include "util/err.h"
+#include "util/pool.h"
+
+// ============================================================================
+// Paths and folders
+// ============================================================================
+
+void run_path(char *buf, size_t cap, const char *run_dir, const char *file) {
+    snprintf(buf, cap, "%s/%s", run_dir, file);
+}
+
+int make_dirs(const char *path) {
+    char tmp[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof tmp) return err_set(ERR_USAGE, "bad output folder '%s'", path);
+    memcpy(tmp, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (tmp[i] != '/' && tmp[i] != 0) continue;
+        char c = tmp[i];
+        tmp[i] = 0;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+            return err_set(ERR_RUNTIME, "cannot create folder %s: %s", tmp, strerror(errno));
+        tmp[i] = c;
+    }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return err_set(ERR_RUNTIME, "%s exists and is not a folder", path);
+    return 0;
+}
+
+// ============================================================================
+// Signals: the first SIGINT/SIGTERM asks the loop to stop after the current
+// step (it then saves a checkpoint); a second one exits at once. Every file is
+// written atomically, so exiting mid-write leaves the previous version intact.
+// ============================================================================
+
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig) {
+    if (g_stop) _exit(128 + sig);
+    g_stop = sig;
+}
+
+static void install_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGXFSZ, SIG_IGN);  // a file-size limit must be a write error, not a kill
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// ============================================================================
+// Non-finite values: name the first activation or gradient that went bad.
+// ============================================================================
+
+static int report_nonfinite(const Graph *g, const Model *m, long step, double loss, double norm) {
+    const Node *n = tape_first_nonfinite(&g->tape);
+    if (n)
+        return err_set(ERR_RUNTIME,
+                       "step %ld: non-finite values (loss %g); first non-finite activation: %s (op %s). "
+                       "The last good checkpoint is kept; try a lower lr or grad_clip.",
+                       step, loss, n->out->name, n->op->name);
+    for (size_t i = 0; i < m->n_params; i++) {
+        const Param *p = &m->params[i];
+        if (!tensor_is_finite(p->t.data, p->t.n))
+            return err_set(ERR_RUNTIME, "step %ld: parameter %s is non-finite. The last good checkpoint "
+                                        "is kept.", step, p->t.name);
+        if (p->t.grad && !tensor_is_finite(p->t.grad, p->t.n))
+            return err_set(ERR_RUNTIME,
+                           "step %ld: non-finite gradient (norm %g); first non-finite gradient: %s. "
+                           "The last good checkpoint is kept; try a lower lr or grad_clip.",
+                           step, norm, p->t.name);
+    }
+    return err_set(ERR_RUNTIME, "step %ld: non-finite loss %g / gradient norm %g. The last good "
+                                "checkpoint is kept.", step, loss, norm);
+}
+
+// ============================================================================
+// Set-up checks that must pass before any file is written
+// ============================================================================
+
+static int check_memory(const Config *c, size_t V) {
+    size_t need = model_estimate_bytes(c, V, (size_t)c->batch_size, (size_t)c->block_size);
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && psize > 0 ? (double)pages * (double)psize : 0;
+    if (need == 0 || (have > 0 && (double)need > 0.9 * have))
+        return err_set(ERR_USAGE,
+                       "this model and batch need about %.1f GiB of memory, the machine has %.1f GiB; "
+                       "lower batch_size, block_size, d_model or layers",
+                       need ? (double)need / 1073741824.0 : INFINITY, have / 1073741824.0);
+    return 0;
+}
+
+static int check_resume(const Config *cfg, const char *ckpt) {
+    Config old;
+    int rc = checkpoint_read_config(ckpt, &old);
+    if (rc) return err_wrap(rc, "--resume: ");
+    char diff[2048];
+    if (config_diff(&old, cfg, diff, sizeof diff, 1) > 0)
+        return err_set(ERR_USAGE,
+                       "--resume: the configuration differs from the checkpoint's in keys that change "
+                       "the model or data: %s", diff);
+    if (config_diff(&old, cfg, diff, sizeof diff, 0) > 0)
+        fprintf(stderr, "lmtrain: resuming with changed settings: %s\n", diff);
+    return 0;
+}
+
+// ============================================================================
+// The loop
+// ============================================================================
+
+typedef struct {
+    const Config *c;
+    const char *dir;
+    Dataset *data;
+    Model model;
+    AdamW opt;
+    Graph graph;
+    TrainState st;
+    Metrics metrics;
+    Rng rng;
+    double *lambda, *state_norm;  // (layers) telemetry of the last step
+} Run;
+
+static void telemetry(Run *r) {
+    Model *m = &r->model;
+    for (size_t l = 0; l < m->L; l++) {
+        if (m->layer[l].theta) {
+            double s = 0;
+            for (size_t h = 0; h < m->H; h++) s += 1.0 / (1.0 + exp(-(double)m->layer[l].theta->data[h]));
+            r->lambda[l] = s / (double)m->H;
+        }
+        r->state_norm[l] = graph_state_norm(&r->graph, m, l);
+    }
+}
+
+static int save(Run *r) {
+    char path[4200];
+    run_path(path, sizeof path, r->dir, "checkpoint.bin");
+    return checkpoint_save(path, &r->model, &r->opt, &r->st);
+}
+
+static int log_row(Run *r, double lr, double norm, double val, double acc, double tok_s) {
+    MetricsRow row = {
+        .step = (long)r->st.step,
+        .tokens = r->st.tokens,
+        .lr = lr,
+        .train_loss = r->st.loss_count ? r->st.loss_sum / (double)r->st.loss_count : NAN,
+        .val_loss = val,
+        .val_acc = acc,
+        .grad_norm = norm,
+        .tokens_per_s = tok_s,
+        .elapsed_s = r->st.elapsed_s,
+        .lambda = r->model.kind->uses_decay ? r->lambda : NULL,
+        .state_norm = r->model.kind->last_state_norm ? r->state_norm : NULL,
+    };
+    r->st.loss_sum = 0;
+    r->st.loss_count = 0;
+    return metrics_write(&r->metrics, &row);
+}
+
+static int loop(Run *r, Progress *pr) {
+    const Config *c = r->c;
+    Model *m = &r->model;
+    size_t B = (size_t)c->batch_size, T = (size_t)c->block_size;
+    int recall = c->task == TASK_RECALL;
+    unsigned long long tok_at_row = r->st.tokens;
+    double time_at_row = r->st.elapsed_s;
+    int rc;
+    if (r->st.step == 0) {  // the untrained model's validation loss starts the curve
+        double acc = NAN, val = evaluate(&r->graph, m, r->data, c, recall ? &acc : NULL);
+        telemetry(r);
+        if ((rc = log_row(r, NAN, NAN, val, acc, NAN))) return rc;
+        r->st.best_val = val;
+        progress_eval(pr, 0, val, acc);
+    }
+    while (r->st.step < (uint64_t)c->steps) {
+        long step = (long)r->st.step;
+        double t0 = now_s();
+        dataset_batch(r->data, SPLIT_TRAIN, &r->rng, B, T, r->graph.tokens, r->graph.targets);
+        double loss = graph_forward_backward(&r->graph, m);
+        double norm = grad_norm(m);
+        if (!isfinite(loss) || !isfinite(norm)) return report_nonfinite(&r->graph, m, step + 1, loss, norm);
+        double lr = lr_at(c, step);
+        adamw_step(&r->opt, m, lr, step + 1, norm);
+        r->st.step++;
+        r->st.tokens += B * T;
+        r->st.loss_sum += loss;
+        r->st.loss_count++;
+        r->st.rng = r->rng.s;
+        r->st.elapsed_s += now_s() - t0;
+        long done = (long)r->st.step;
+        int is_eval = done % c->eval_every == 0 || done == c->steps;
+        int is_log = is_eval || done % c->log_every == 0;
+        if (is_log) telemetry(r);
+        if (is_log) {
+            double val = NAN, acc = NAN;
+            if (is_eval) {
+                val = evaluate(&r->graph, m, r->data, c, recall ? &acc : NULL);
+                if (isnan(r->st.best_val) || val < r->st.best_val) {
+                    r->st.best_val = val;
+                    r->st.best_step = (uint64_t)done;
+                }
+            }
+            double dt = r->st.elapsed_s - time_at_row;
+            double tok_s = dt > 0 ? (double)(r->st.tokens - tok_at_row) / dt : NAN;
+            tok_at_row = r->st.tokens;
+            time_at_row = r->st.elapsed_s;
+            if ((rc = log_row(r, lr, norm, val, acc, tok_s))) return rc;
+            if (is_eval) progress_eval(pr, done, val, acc);
+        }
+        progress_step(pr, done, loss, r->st.tokens, r->st.elapsed_s);
+        if (done % c->checkpoint_every == 0 || done == c->steps || g_stop)
+            if ((rc = save(r))) return rc;
+        if (g_stop) {
+            progress_done(pr);
+            fprintf(stderr, "lmtrain: stopped by %s after step %ld; checkpoint saved, continue with "
+                            "--resume\n", g_stop == SIGINT ? "SIGINT" : "SIGTERM", done);
+            return 128 + g_stop;
+        }
+    }
+    progress_done(pr);
+    return 0;
+}
+
+int train_run(const Config *cfg, const char *run_dir, int resume) {
+    Run r;
+    memset(&r, 0, sizeof r);
+    r.c = cfg;
+    r.dir = run_dir;
+    g_stop = 0;
+    pool_init(cfg->threads);
+    char path[4200], ckpt[4200];
+    run_path(ckpt, sizeof ckpt, run_dir, "checkpoint.bin");
+
+    // Everything that can be refused is checked before the run folder is touched.
+    int rc = dataset_open(cfg, &r.data);
+    if (rc) return rc;
+    size_t V = (size_t)dataset_vocab_size(r.data);
+    if ((rc = check_memory(cfg, V)) || (resume && (rc = check_resume(cfg, ckpt)))) goto out_data;
+    if ((rc = make_dirs(run_dir))) goto out_data;
+    run_path(path, sizeof path, run_dir, "summary.txt");
+    unlink(path);  // a folder without summary.txt is a run that has not finished
+
+    install_signals();
+    model_build(&r.model, cfg, V);
+    adamw_init(&r.opt, &r.model);
+    graph_build(&r.graph, &r.model, (size_t)cfg->batch_size, (size_t)cfg->block_size);
+    r.lambda = xcalloc(r.model.L, sizeof(double));
+    r.state_norm = xcalloc(r.model.L, sizeof(double));
+    r.st.best_val = NAN;
+    r.st.vocab_hash = dataset_vocab_fingerprint(r.data);
+    rng_seed(&r.rng, cfg->seed);
+    if (resume) {
+        if ((rc = checkpoint_load(ckpt, &r.model, &r.opt, &r.st))) goto out;
+        if (r.st.vocab_hash != dataset_vocab_fingerprint(r.data)) {
+            rc = err_set(ERR_RUNTIME, "--resume: the data's vocabulary differs from the one %s was "
+                                      "trained on", ckpt);
+            goto out;
+        }
+        r.rng.s = r.st.rng;
+    }
+    run_path(path, sizeof path, run_dir, "config.ini");
+    AtomicFile af;
+    if ((rc = atomic_open(&af, path))) goto out;
+    config_write(cfg, af.f);
+    if ((rc = atomic_commit(&af))) goto out;
+
+    run_path(path, sizeof path, run_dir, "metrics.csv");
+    rc = metrics_open(&r.metrics, path, (int)r.model.L, r.model.kind->uses_decay,
+                      r.model.kind->last_state_norm != NULL, cfg->task == TASK_RECALL, resume,
+                      (long)r.st.step);
+    if (rc) goto out;
+    Progress pr;
+    progress_start(&pr, cfg, r.model.n_weights, (long)r.st.step);
+    rc = loop(&r, &pr);
+    int rc2 = metrics_close(&r.metrics);
+    if (!rc) rc = rc2;
+    if (!rc) rc = write_run_outputs(run_dir, &r.model, &r.st);
+out:
+    free(r.lambda);
+    free(r.state_norm);
+    graph_free(&r.graph);
+    adamw_free(&r.opt);
+    model_free(&r.model);
+out_data:
+    dataset_free(r.data);
+    return rc;
+}

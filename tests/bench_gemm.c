@@ -1,0 +1,117 @@
+// bench_gemm.c — GFLOP/s of gemm on the product's shapes, next to the
+// machine's FMA peak. Not a test (no assertions); run it by hand:
+//   gcc -O3 -march=native -std=c11 -D_POSIX_C_SOURCE=200809L -Isrc -o /tmp/bench_gemm
+//       tests/bench_gemm.c src/kernels/gemm*.c src/util/err.c src/util/pool.c -lm -lpthread
+//   /tmp/bench_gemm [max_threads, default 2]
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "kernels/gemm.h"
+#include "util/pool.h"
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// Single-core FMA peak: independent accumulator chains, enough to cover the
+// FMA latency on both pipes; GFLOP/s counts 2 flops per lane.
+static double peak_gflops(void) {
+#if defined(__AVX512F__)
+    enum { CH = 24, W = 16 };
+    __m512 acc[CH], x = _mm512_set1_ps(1.0000001f), y = _mm512_set1_ps(-1e-7f);
+    for (int i = 0; i < CH; i++) acc[i] = _mm512_set1_ps((float)i);
+#define FMA_STEP(i) acc[i] = _mm512_fmadd_ps(acc[i], x, y)
+#define CVT _mm512_cvtss_f32
+#elif defined(__AVX2__) && defined(__FMA__)
+    enum { CH = 12, W = 8 };
+    __m256 acc[CH], x = _mm256_set1_ps(1.0000001f), y = _mm256_set1_ps(-1e-7f);
+    for (int i = 0; i < CH; i++) acc[i] = _mm256_set1_ps((float)i);
+#define FMA_STEP(i) acc[i] = _mm256_fmadd_ps(acc[i], x, y)
+#define CVT _mm256_cvtss_f32
+#else
+    enum { CH = 1, W = 1 };
+    (void)CH;
+    return 0.0;
+#endif
+#if defined(FMA_STEP)
+    long iters = 20000000;
+    double t0 = now();
+    for (long it = 0; it < iters; it++) {
+#pragma GCC unroll 24
+        for (int i = 0; i < CH; i++) FMA_STEP(i);
+    }
+    double dt = now() - t0;
+    float sink = 0;
+#pragma GCC unroll 24
+    for (int i = 0; i < CH; i++) sink += CVT(acc[i]);
+    if (sink == 12345.0f) printf("!");
+    return (double)iters * CH * W * 2 / dt * 1e-9;
+#endif
+}
+
+static float *rnd(size_t n) {
+    float *p = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) p[i] = (float)rand() / RAND_MAX - 0.5f;
+    return p;
+}
+
+// Best-of-several GFLOP/s of one configuration.
+static double bench(int serial, int ta, int tb, size_t M, size_t N, size_t K) {
+    float *A = rnd(M * K), *B = rnd(K * N), *C = rnd(M * N);
+    size_t lda = ta ? M : K, ldb = tb ? K : N;
+    double flops = 2.0 * (double)M * (double)N * (double)K, best = 1e30;
+    int reps = (int)(2e9 / flops) + 1;
+    if (reps > 2000) reps = 2000;
+    for (int trial = 0; trial < 5; trial++) {
+        double t0 = now();
+        for (int r = 0; r < reps; r++) {
+            if (serial)
+                gemm_serial(ta, tb, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, N);
+            else
+                gemm(ta, tb, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, N);
+        }
+        double dt = (now() - t0) / reps;
+        if (dt < best) best = dt;
+    }
+    free(A), free(B), free(C);
+    return flops / best * 1e-9;
+}
+
+int main(int argc, char **argv) {
+    int max_threads = argc > 1 ? atoi(argv[1]) : 2;
+    printf("FMA peak, one core: %.1f GFLOP/s\n", peak_gflops());
+    static const size_t shapes[][3] = {
+        {768, 384, 128}, {768, 128, 384}, {768, 384, 384}, {2048, 1152, 384},
+        {2048, 384, 1152}, {1536, 384, 2048}, {384, 128, 2048}};
+    for (int threads = 1; threads <= max_threads; threads++) {
+        pool_init(threads);
+        printf("\n%d thread(s)      M     N     K      NN      NT      TN      TT  GFLOP/s\n",
+               threads);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            printf("               %5zu %5zu %5zu", shapes[s][0], shapes[s][1], shapes[s][2]);
+            for (int t = 0; t < 4; t++)
+                printf(" %7.1f", bench(0, t >> 1, t & 1, shapes[s][0], shapes[s][1], shapes[s][2]));
+            printf("\n");
+            fflush(stdout);
+        }
+    }
+    pool_init(1);
+    printf("\ngemm_serial, small per-head products\n");
+    static const size_t small[][3] = {{64, 64, 32}, {64, 32, 64}, {32, 32, 64}, {128, 128, 64},
+                                      {64, 64, 64}};
+    for (size_t s = 0; s < sizeof small / sizeof small[0]; s++) {
+        printf("               %5zu %5zu %5zu", small[s][0], small[s][1], small[s][2]);
+        for (int t = 0; t < 4; t++)
+            printf(" %7.1f", bench(1, t >> 1, t & 1, small[s][0], small[s][1], small[s][2]));
+        printf("\n");
+    }
+    pool_shutdown();
+    return 0;
+}

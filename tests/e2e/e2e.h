@@ -1,0 +1,173 @@
+// e2e.h — helpers for end-to-end tests that run the lmtrain binary.
+// `make test` passes the binary's path in $LMTRAIN.
+#pragma once
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char e2e_dir[256];    // a fresh temporary folder per test program
+static char e2e_out[65536];  // stdout + stderr of the last run
+
+static const char *lmtrain_bin(void) {
+    const char *b = getenv("LMTRAIN");
+    return b && *b ? b : "./lmtrain";
+}
+
+static void e2e_setup(void) {
+    snprintf(e2e_dir, sizeof e2e_dir, "/tmp/lmtrain-e2e-XXXXXX");
+    if (!mkdtemp(e2e_dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+}
+
+static void e2e_teardown(void) {
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", e2e_dir);
+    if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", e2e_dir);
+}
+
+// Path inside the test folder.
+static const char *tpath(char *buf, size_t cap, const char *rel) {
+    snprintf(buf, cap, "%s/%s", e2e_dir, rel);
+    return buf;
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+// A small deterministic corpus with enough structure to learn.
+static void write_corpus(const char *path, size_t bytes) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    static const char *words[] = {"the ", "cat ", "sat ", "on ", "a ", "mat. ", "And ", "dog ", "ran.\n"};
+    unsigned s = 12345;
+    size_t n = 0;
+    while (n < bytes) {
+        s = s * 1103515245u + 12345u;
+        const char *w = words[(s >> 16) % 9];
+        fputs(w, f);
+        n += strlen(w);
+    }
+    fclose(f);
+}
+
+// Starts lmtrain with argv (NULL-terminated, without the program name),
+// output to a file; returns the pid.
+static pid_t spawn_lmtrain(char *const argv[], const char *log) {
+    char *args[64];
+    int n = 0;
+    args[n++] = (char *)lmtrain_bin();
+    for (int i = 0; argv[i] && n < 63; i++) args[n++] = argv[i];
+    args[n] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        execv(args[0], args);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int wait_status(pid_t pid) {
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(st)) return WEXITSTATUS(st);
+    return 128 + WTERMSIG(st);  // killed by a signal: never an acceptable outcome
+}
+
+static void slurp_into(const char *path, char *buf, size_t cap) {
+    buf[0] = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = 0;
+    fclose(f);
+}
+
+// Runs lmtrain to completion with the given args; returns its exit status
+// and leaves its combined output in e2e_out.
+static int run_lmtrain(char *const argv[]) {
+    char log[512];
+    tpath(log, sizeof log, "last.log");
+    int rc = wait_status(spawn_lmtrain(argv, log));
+    slurp_into(log, e2e_out, sizeof e2e_out);
+    return rc;
+}
+
+static int file_exists(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+// Reads a whole file into a malloc'd buffer (NUL-terminated); *n gets the size.
+static char *read_all(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)sz + 1);
+    size_t got = fread(b, 1, (size_t)sz, f);
+    b[got] = 0;
+    fclose(f);
+    if (n) *n = got;
+    return b;
+}
+
+// metrics.csv with the two wall-clock columns (tokens_per_s, elapsed_s)
+// blanked: everything else must be bit-identical between equivalent runs.
+static char *metrics_without_timing(const char *path) {
+    char *text = read_all(path, NULL);
+    if (!text) return NULL;
+    // find the column indices from the header
+    int c_tps = -1, c_el = -1, col = 0;
+    for (char *p = text; *p && *p != '\n'; p++) {
+        if (p == text || p[-1] == ',') {
+            if (!strncmp(p, "tokens_per_s,", 13) || !strncmp(p, "tokens_per_s\n", 13)) c_tps = col;
+            if (!strncmp(p, "elapsed_s,", 10) || !strncmp(p, "elapsed_s\n", 10)) c_el = col;
+        }
+        if (*p == ',') col++;
+    }
+    char *out = malloc(strlen(text) + 1), *o = out;
+    col = 0;
+    for (char *p = text; *p; p++) {
+        if (*p == '\n') {
+            col = 0;
+            *o++ = *p;
+            continue;
+        }
+        if (*p == ',') {
+            col++;
+            *o++ = *p;
+            continue;
+        }
+        if (col != c_tps && col != c_el) *o++ = *p;
+    }
+    *o = 0;
+    free(text);
+    return out;
+}

@@ -1,0 +1,248 @@
+// test_gemm.c — gemm_serial and the threaded gemm against gemm_ref, and
+// gemm_ref against hand-worked products.
+//
+// Tolerance. Each C element is a sum of K products accumulated in float (with
+// K blocking), scaled by alpha and added to beta*C. The standard worst-case
+// bound for such a sum is about (K + 3) * 2^-24 * mag, where
+//   mag = |alpha| * sum_k |op(A)[i][k]| |op(B)[k][j]| + |beta| |C0[i][j]|,
+// plus half an ulp for rounding the double reference. We check every element
+// against (K + 4) * 2^-24 * mag: any indexing, packing or edge mistake is an
+// O(mag) error and fails by orders of magnitude.
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/gemm.h"
+#include "test.h"
+#include "util/pool.h"
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static float frand(void) {  // uniform in [-1, 1)
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (float)((double)(rng_state >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
+}
+
+static void fill(float *p, size_t n) {
+    for (size_t i = 0; i < n; i++) p[i] = frand();
+}
+
+// Storage of op(X) (rows x cols): stored transposed when trans.
+static size_t stored_rows(int trans, size_t rows, size_t cols) { return trans ? cols : rows; }
+static size_t stored_cols(int trans, size_t rows, size_t cols) { return trans ? rows : cols; }
+
+enum { FAST_SERIAL, FAST_THREADED };
+
+// One comparison: buffers with leading dims width + pad and a pointer offset,
+// guard values in the padding, and an element-wise bound relative to mag.
+// Returns 1 if everything matched.
+static int check_case(int which, int ta, int tb, size_t M, size_t N, size_t K, float alpha,
+                      float beta, size_t pad, size_t off, int nan_c) {
+    size_t ar = stored_rows(ta, M, K), ac = stored_cols(ta, M, K);
+    size_t br = stored_rows(tb, K, N), bc = stored_cols(tb, K, N);
+    size_t lda = ac + pad, ldb = bc + pad, ldc = N + pad;
+    size_t na = off + ar * lda + 1, nb = off + br * ldb + 1, nc = off + M * ldc + 1;
+    float *A = malloc(na * sizeof(float)), *B = malloc(nb * sizeof(float));
+    float *C = malloc(nc * sizeof(float)), *R = malloc(nc * sizeof(float));
+    float *absA = malloc(na * sizeof(float)), *absB = malloc(nb * sizeof(float));
+    float *mag = malloc(nc * sizeof(float));
+    fill(A, na), fill(B, nb), fill(C, nc);
+    if (nan_c)
+        for (size_t i = 0; i < nc; i++) C[i] = NAN;
+    const float guard = 12345.0f;  // the padding of C must survive untouched
+    for (size_t i = 0; i < nc; i++) {
+        size_t r = i >= off ? (i - off) / ldc : 0, c = i >= off ? (i - off) % ldc : 0;
+        if (i < off || r >= M || c >= N) C[i] = guard;
+    }
+    memcpy(R, C, nc * sizeof(float));
+    for (size_t i = 0; i < na; i++) absA[i] = fabsf(A[i]);
+    for (size_t i = 0; i < nb; i++) absB[i] = fabsf(B[i]);
+    for (size_t i = 0; i < nc; i++) mag[i] = nan_c ? 0.0f : fabsf(C[i]);
+
+    gemm_ref(ta, tb, M, N, K, alpha, A + off, lda, B + off, ldb, beta, R + off, ldc);
+    gemm_ref(ta, tb, M, N, K, fabsf(alpha), absA + off, lda, absB + off, ldb, fabsf(beta),
+             mag + off, ldc);
+    if (which == FAST_SERIAL)
+        gemm_serial(ta, tb, M, N, K, alpha, A + off, lda, B + off, ldb, beta, C + off, ldc);
+    else
+        gemm(ta, tb, M, N, K, alpha, A + off, lda, B + off, ldb, beta, C + off, ldc);
+
+    int ok = 1;
+    double tol_rel = (double)(K + 4) * 0x1p-24;
+    for (size_t i = 0; i < nc && ok; i++) {
+        size_t r = i >= off ? (i - off) / ldc : 0, c = i >= off ? (i - off) % ldc : 0;
+        if (i < off || r >= M || c >= N) {
+            if (!(C[i] == guard)) {
+                fprintf(stderr, "  padding at %zu overwritten\n", i);
+                ok = 0;
+            }
+            continue;
+        }
+        double tol = tol_rel * mag[i] + 1e-30;
+        if (!(fabs((double)C[i] - (double)R[i]) <= tol)) {
+            fprintf(stderr, "  C[%zu][%zu] = %.9g, ref %.9g (tol %.3g)\n", r, c, C[i], R[i], tol);
+            ok = 0;
+        }
+    }
+    if (!ok)
+        fprintf(stderr, "  case: %s ta=%d tb=%d M=%zu N=%zu K=%zu alpha=%g beta=%g pad=%zu off=%zu nan=%d\n",
+                which == FAST_SERIAL ? "serial" : "threaded", ta, tb, M, N, K, alpha, beta, pad,
+                off, nan_c);
+    free(A), free(B), free(C), free(R), free(absA), free(absB), free(mag);
+    return ok;
+}
+
+// ---- the reference itself, on a product worked by hand ----
+static void test_ref_by_hand(void) {
+    // op(A) = [1 2 3; 4 5 6], op(B) = [7 8; 9 10; 11 12] -> [58 64; 139 154]
+    const float a[6] = {1, 2, 3, 4, 5, 6}, at[6] = {1, 4, 2, 5, 3, 6};
+    const float b[6] = {7, 8, 9, 10, 11, 12}, bt[6] = {7, 9, 11, 8, 10, 12};
+    const float want[4] = {58, 64, 139, 154};
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            float c[4] = {NAN, NAN, NAN, NAN};
+            gemm_ref(ta, tb, 2, 2, 3, 1.0f, ta ? at : a, ta ? 2 : 3, tb ? bt : b, tb ? 3 : 2, 0.0f,
+                     c, 2);
+            for (int i = 0; i < 4; i++) CHECK(c[i] == want[i]);
+            // alpha and beta: 0.5 * AB + 2 * C
+            float c2[4] = {1, -1, 2, 0};
+            gemm_ref(ta, tb, 2, 2, 3, 0.5f, ta ? at : a, ta ? 2 : 3, tb ? bt : b, tb ? 3 : 2, 2.0f,
+                     c2, 2);
+            const float want2[4] = {31, 30, 73.5f, 77};
+            for (int i = 0; i < 4; i++) CHECK(c2[i] == want2[i]);
+        }
+}
+
+// ---- every transpose combination on odd shapes ----
+static void test_odd_shapes(void) {
+    static const size_t sz[] = {1, 2, 3, 7, 16, 17, 33, 64, 129};
+    const size_t n = sizeof sz / sizeof sz[0];
+    int bad = 0;
+    for (int t = 0; t < 4; t++)
+        for (size_t im = 0; im < n; im++)
+            for (size_t in = 0; in < n; in++)
+                for (size_t ik = 0; ik < n; ik++)
+                    if (!bad && !check_case(FAST_SERIAL, t >> 1, t & 1, sz[im], sz[in], sz[ik], 1.0f,
+                                            0.0f, 0, 0, 0))
+                        bad = 1;  // one printed failure is enough
+    CHECK(!bad);
+}
+
+// ---- shapes crossing every blocking boundary (K blocks, row and column blocks) ----
+static void test_block_boundaries(void) {
+    static const size_t shp[][3] = {
+        {200, 40, 600}, {9, 1100, 300}, {129, 65, 257}, {300, 33, 513}, {5, 2100, 20}};
+    for (int t = 0; t < 4; t++)
+        for (size_t s = 0; s < sizeof shp / sizeof shp[0]; s++) {
+            CHECK(check_case(FAST_SERIAL, t >> 1, t & 1, shp[s][0], shp[s][1], shp[s][2], 1.0f,
+                             1.0f, 0, 0, 0));
+            CHECK(check_case(FAST_THREADED, t >> 1, t & 1, shp[s][0], shp[s][1], shp[s][2],
+                             -0.5f, 0.25f, 3, 1, 0));
+        }
+}
+
+// ---- leading dims wider than the matrix, pointers off by one float ----
+static void test_unaligned_ld(void) {
+    static const size_t shp[][3] = {{17, 33, 7}, {33, 17, 64}, {64, 129, 33}, {3, 2, 129}};
+    static const size_t pads[] = {1, 5, 16};
+    for (int t = 0; t < 4; t++)
+        for (size_t s = 0; s < sizeof shp / sizeof shp[0]; s++)
+            for (size_t p = 0; p < 3; p++)
+                for (size_t off = 0; off < 2; off++)
+                    CHECK(check_case(FAST_SERIAL, t >> 1, t & 1, shp[s][0], shp[s][1], shp[s][2],
+                                     1.0f, 0.0f, pads[p], off + p, 0));
+}
+
+// ---- alpha and beta ----
+static void test_alpha_beta(void) {
+    static const float alphas[] = {1.0f, -0.5f, 3.0f, 0.0f};
+    static const float betas[] = {0.0f, 1.0f, 0.25f, -2.0f};
+    static const size_t shp[][3] = {{7, 17, 33}, {33, 64, 16}, {129, 3, 300}};
+    for (int t = 0; t < 4; t++)
+        for (size_t s = 0; s < 3; s++)
+            for (size_t a = 0; a < 4; a++)
+                for (size_t b = 0; b < 4; b++)
+                    CHECK(check_case(FAST_SERIAL, t >> 1, t & 1, shp[s][0], shp[s][1], shp[s][2],
+                                     alphas[a], betas[b], 2, 1, 0));
+}
+
+// ---- beta = 0 must not read C (NaN there must not leak out) ----
+static void test_beta0_ignores_nan(void) {
+    static const size_t shp[][3] = {{1, 1, 1}, {17, 33, 7}, {64, 64, 32}, {129, 17, 300}};
+    for (int t = 0; t < 4; t++)
+        for (size_t s = 0; s < 4; s++) {
+            CHECK(check_case(FAST_SERIAL, t >> 1, t & 1, shp[s][0], shp[s][1], shp[s][2], 1.0f,
+                             0.0f, 1, 1, 1));
+            CHECK(check_case(FAST_THREADED, t >> 1, t & 1, shp[s][0], shp[s][1], shp[s][2], 2.0f,
+                             0.0f, 0, 0, 1));
+        }
+    // K = 0: C = beta * C, and with beta = 0, zeros even over NaN
+    float c[6] = {NAN, NAN, NAN, NAN, NAN, NAN}, d[6] = {1, 2, 3, 4, 5, 6};
+    float dummy = 1.0f;
+    gemm_serial(0, 0, 2, 3, 0, 1.0f, &dummy, 1, &dummy, 3, 0.0f, c, 3);
+    gemm(1, 1, 2, 3, 0, 1.0f, &dummy, 2, &dummy, 1, 0.5f, d, 3);
+    for (int i = 0; i < 6; i++) {
+        CHECK(c[i] == 0.0f);
+        CHECK(d[i] == 0.5f * (float)(i + 1));
+    }
+}
+
+// ---- NaN in an operand propagates (no silent masking by the padding) ----
+static void test_nan_propagates(void) {
+    size_t M = 17, N = 33, K = 20;
+    float *A = calloc(M * K, sizeof(float)), *B = calloc(K * N, sizeof(float));
+    float *C = calloc(M * N, sizeof(float));
+    fill(A, M * K), fill(B, K * N);
+    A[5 * K + 3] = NAN;  // row 5 of C must be all NaN, the rest finite
+    gemm_serial(0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) CHECK(i == 5 ? isnan(C[i * N + j]) : isfinite(C[i * N + j]));
+    free(A), free(B), free(C);
+}
+
+// ---- bit-identical for 1, 2, 3 threads, and equal to gemm_serial ----
+static void test_threads_bit_identical(void) {
+    // row split (M >= N), column split (N > M), and K spanning several K blocks
+    static const size_t shp[][3] = {{300, 200, 300}, {40, 700, 300}, {129, 129, 129}, {96, 96, 1000}};
+    for (int t = 0; t < 4; t++)
+        for (size_t s = 0; s < sizeof shp / sizeof shp[0]; s++) {
+            int ta = t >> 1, tb = t & 1;
+            size_t M = shp[s][0], N = shp[s][1], K = shp[s][2];
+            size_t lda = ta ? M : K, ldb = tb ? K : N;
+            float *A = malloc(M * K * sizeof(float)), *B = malloc(K * N * sizeof(float));
+            float *C0 = malloc(M * N * sizeof(float)), *C[4];
+            fill(A, M * K), fill(B, K * N), fill(C0, M * N);
+            for (int v = 0; v < 4; v++) {
+                C[v] = malloc(M * N * sizeof(float));
+                memcpy(C[v], C0, M * N * sizeof(float));
+            }
+            gemm_serial(ta, tb, M, N, K, 0.75f, A, lda, B, ldb, 0.5f, C[0], N);
+            for (int th = 1; th <= 3; th++) {
+                pool_init(th);
+                gemm(ta, tb, M, N, K, 0.75f, A, lda, B, ldb, 0.5f, C[th], N);
+            }
+            pool_init(1);
+            for (int v = 1; v < 4; v++) CHECK(memcmp(C[0], C[v], M * N * sizeof(float)) == 0);
+            free(A), free(B), free(C0);
+            for (int v = 0; v < 4; v++) free(C[v]);
+        }
+    // and the threaded result is right, not just stable
+    pool_init(2);
+    CHECK(check_case(FAST_THREADED, 0, 1, 300, 200, 300, 1.0f, 0.0f, 0, 0, 0));
+    CHECK(check_case(FAST_THREADED, 1, 0, 40, 700, 300, 1.0f, 1.0f, 0, 0, 0));
+    pool_init(1);
+}
+
+int main(void) {
+    TEST(test_ref_by_hand);
+    TEST(test_odd_shapes);
+    TEST(test_block_boundaries);
+    TEST(test_unaligned_ld);
+    TEST(test_alpha_beta);
+    TEST(test_beta0_ignores_nan);
+    TEST(test_nan_propagates);
+    TEST(test_threads_bit_identical);
+    pool_shutdown();
+    return test_summary();
+}
