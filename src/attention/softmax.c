@@ -15,6 +15,11 @@
 //   tiles   (B, H, SCRATCH)   one private tile scratch per (b, h) slab
 // so it is O(T) per (b, h), never O(T^2).
 //
+// Masking: inside a diagonal tile the hidden entries of P are set to 0,
+// and the tile product still runs over the whole tile: with finite inputs that
+// is exactly causal (0 * v = 0), but a NaN/Inf in a later v of the same tile
+// reaches the earlier rows too (the loss would be NaN either way).
+//
 // Threads: one task per (b, h) slab, which owns its slab of every output and
 // its own scratch, with fixed loop orders inside: results are bit-identical for
 // any thread count.

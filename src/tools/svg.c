@@ -14,7 +14,7 @@
 
 enum { W = 800, H = 500 };
 enum { PLOT_L = 76, PLOT_T = 44, PLOT_B = H - 56 };  // plot area; right edge depends on the legend
-enum { LEGEND_W = 184, LEGEND_ROW = 20 };
+enum { LEGEND_W = 200, LEGEND_ROW = 20, LEGEND_CHARS = 21 };  // 21 chars of 12px sans fit the box
 enum { MARKER_MAX_POINTS = 40 };  // series with at most this many points get dots
 
 // Okabe & Ito (2008), ordered so the first colours contrast best on white;
@@ -133,7 +133,7 @@ static void linear_scheme(Axis *a, double vlo, double vhi) {
 // labelled mantissa ticks m × 10^k inside the limits
 static int count_mantissas(const Axis *a, int mask) {
     int count = 0;
-    for (double k = floor(a->lo); k <= a->hi; k++)
+    for (int k = (int)floor(a->lo); k <= (int)floor(a->hi); k++)
         for (int m = 1; m <= 9; m++) {
             double at = k + log10((double)m);
             count += (mask >> m & 1) && at >= a->lo && at <= a->hi;
@@ -145,7 +145,9 @@ static int count_mantissas(const Axis *a, int mask) {
 static void axis_fit(Axis *a, int log, double lo, double hi) {
     memset(a, 0, sizeof *a);
     a->log = log;
-    if (!(lo <= hi)) lo = 0, hi = 1;  // no data: 0..1, or 1..10 on a log axis
+    // no data: 0..1, or 1..10 on a log axis (callers pass only usable values,
+    // |v| <= VALUE_LIMIT, so lo and hi are otherwise finite and the loops below bounded)
+    if (!(lo <= hi) || !isfinite(lo) || !isfinite(hi)) lo = 0, hi = 1;
     double mag = fmax(fabs(lo), fabs(hi));
     if (hi - lo <= mag * 1e-9 || hi - lo < 1e-200) {
         // one value (or values equal to print precision): a window around it
@@ -204,12 +206,12 @@ static size_t axis_ticks(const Axis *a, Tick *t) {
         return n;
     }
     int minors = a->scheme == TICKS_MANTISSAS || a->hi - a->lo <= 6;
-    for (double k = floor(a->lo); k <= a->hi && n < MAX_TICKS; k++) {
+    for (int k = (int)floor(a->lo); k <= (int)floor(a->hi) && n < MAX_TICKS; k++) {
         for (int m = 1; m <= 9 && n < MAX_TICKS; m++) {
             double at = k + log10((double)m);
             if (at < a->lo || at > a->hi || (m > 1 && !minors)) continue;
-            int label = a->scheme == TICKS_DECADES ? m == 1 && fmod(fabs(k), a->step) == 0 : (a->mantissas >> m & 1);
-            t[n++] = (Tick){.at = at, .k = (int)k, .m = m, .label = label, .major = m == 1};
+            int label = a->scheme == TICKS_DECADES ? m == 1 && abs(k) % (int)a->step == 0 : (a->mantissas >> m & 1);
+            t[n++] = (Tick){.at = at, .k = k, .m = m, .label = label, .major = m == 1};
         }
     }
     return n;
@@ -309,8 +311,9 @@ void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, siz
     }
     for (size_t i = 0; i < nty; i++) {
         if (!ty[i].label) continue;
-        fprintf(out, "<text x=\"%.0f\" y=\"%.2f\" text-anchor=\"end\" dominant-baseline=\"middle\">", L - 8,
-                B - axis_frac(&ay, ty[i].at) * (B - T));
+        // +4: centres 12px digits on the tick (dominant-baseline is not universally supported)
+        fprintf(out, "<text x=\"%.0f\" y=\"%.2f\" text-anchor=\"end\">", L - 8,
+                B - axis_frac(&ay, ty[i].at) * (B - T) + 4);
         put_tick_label(out, &ay, &ty[i]);
         fputs("</text>\n", out);
     }
@@ -362,20 +365,25 @@ void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, siz
     if (legend) {
         size_t fit = (size_t)((B - T - 12) / LEGEND_ROW), rows = n <= fit ? n : fit - 1;
         double lx = R + 14, ly = T;
+        double box_h = (double)(rows + (rows < n)) * LEGEND_ROW + 10;
         fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%d\" height=\"%.0f\" fill=\"white\" stroke=\"#ccc\"/>\n",
-                lx - 6, ly, LEGEND_W - 4, (double)(rows + (rows < n)) * LEGEND_ROW + 10);
+                lx - 6, ly, LEGEND_W - 4, box_h);
+        // labels are capped in characters, but wide glyphs could still overflow: clip to the box
+        fprintf(out, "<clipPath id=\"legend-box\"><rect x=\"%.0f\" y=\"%.0f\" width=\"%d\" height=\"%.0f\"/></clipPath>\n"
+                "<g clip-path=\"url(#legend-box)\">\n", lx - 6, ly, LEGEND_W - 8, box_h);
         for (size_t i = 0; i < rows; i++) {
             double y = ly + 15 + (double)i * LEGEND_ROW;
             fprintf(out, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2.2\"%s/>", lx,
-                    y, lx + 28, y, series_color(&s[i], i), s[i].dashed ? " stroke-dasharray=\"7 4\"" : "");
-            fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" dominant-baseline=\"middle\">", lx + 36, y);
-            if (s[i].label) put_text(out, s[i].label, 22);
+                    y, lx + 24, y, series_color(&s[i], i), s[i].dashed ? " stroke-dasharray=\"7 4\"" : "");
+            fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">", lx + 30, y + 4);
+            if (s[i].label) put_text(out, s[i].label, LEGEND_CHARS);
             else fprintf(out, "series %zu", i + 1);
             fputs("</text>\n", out);
         }
         if (rows < n)
-            fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" dominant-baseline=\"middle\" fill=\"#666\">+%zu more</text>\n",
-                    lx, ly + 15 + (double)rows * LEGEND_ROW, n - rows);
+            fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#666\">+%zu more</text>\n", lx,
+                    ly + 19 + (double)rows * LEGEND_ROW, n - rows);
+        fputs("</g>\n", out);
     }
     fputs("</svg>\n", out);
 #undef PX

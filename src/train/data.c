@@ -52,7 +52,7 @@ uint64_t dataset_vocab_fingerprint(const Dataset *d) {
     return h;
 }
 
-void dataset_batch(Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,
+void dataset_batch(const Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,
                    int *targets) {
     assert(split == SPLIT_TRAIN || split == SPLIT_VAL);
     d->ops->batch(d, split, rng, B, T, inputs, targets);

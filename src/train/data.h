@@ -59,11 +59,9 @@ uint64_t dataset_vocab_fingerprint(const Dataset *d);
 //   recall  train: a fresh sequence per row; val: each row a uniformly drawn
 //           example (with replacement) of the fixed validation set. T must equal
 //           block_size.
-// Never allocates. d is not const only because recall keeps a one-sequence
-// scratch buffer in it: nothing carries from one call to the next, but two
-// threads must not draw batches from the same Dataset at once.
+// Never allocates and never changes d, so threads may share a Dataset.
 // inputs, targets: (B, T).
-void dataset_batch(Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,
+void dataset_batch(const Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,
                    int *targets);
 
 // Full-split evaluation (`lmtrain eval`), no randomness.

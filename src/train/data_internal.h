@@ -11,7 +11,7 @@ typedef struct {
     size_t (*decode)(const Dataset *d, int token, char buf[8]);
     int (*encode_byte)(const Dataset *d, unsigned char byte);
     int (*encode_prompt)(const Dataset *d, const char *text, int *out, size_t cap, size_t *n);
-    void (*batch)(Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,
+    void (*batch)(const Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,
                   int *targets);
     size_t (*eval_windows)(const Dataset *d, int split, size_t T);
     void (*eval_window)(const Dataset *d, int split, size_t i, size_t T, int *inputs,

@@ -43,32 +43,35 @@ typedef struct {
     size_t T;        // block_size; a sequence is T + 1 tokens
     size_t n_val;    // val_examples
     uint8_t *val;    // (n_val, T + 1) the fixed validation sequences
-    uint8_t *seq;    // (T + 1) scratch for one training sequence, so a step never allocates
 } RecallData;
 
 // ---------------------------------------------------------------------------
 // one sequence
 
-// Writes s[0 .. T] (T + 1 tokens). Draws, in order: the p keys, the p values,
-// the query order, the query slots. V <= 256 so every token fits a byte and
-// there are at most 127 keys.
-static void recall_generate(uint8_t *s, Rng *rng, int V, int p, size_t T) {
+// Draws one sequence and writes it as the model sees it: inputs = s[0 .. T),
+// targets scored only at the query slots. Draws, in order: the p keys, the p
+// values, the query order, the query slots. V <= 256, so at most 127 keys.
+// inputs, targets: (T).
+static void recall_generate(int *inputs, int *targets, Rng *rng, int V, int p, size_t T) {
     int half = V / 2, n_keys = half - 1;
     assert(p >= 1 && p <= n_keys && (T + 1) / 2 >= 2 * (size_t)p);
-    memset(s, 0, T + 1);
+    for (size_t t = 0; t < T; t++) {
+        inputs[t] = 0;  // filler
+        targets[t] = -1;
+    }
 
     // keys: partial Fisher-Yates, so pool[0 .. p) is a uniform draw without replacement
-    uint8_t pool[128];
-    for (int i = 0; i < n_keys; i++) pool[i] = (uint8_t)(1 + i);
+    int pool[128];
+    for (int i = 0; i < n_keys; i++) pool[i] = 1 + i;
     for (int i = 0; i < p; i++) {
         int j = i + (int)rng_below(rng, (uint64_t)(n_keys - i));
-        uint8_t tmp = pool[i];
+        int tmp = pool[i];
         pool[i] = pool[j];
         pool[j] = tmp;
     }
     for (int i = 0; i < p; i++) {
-        s[2 * i] = pool[i];
-        s[2 * i + 1] = (uint8_t)(half + (int)rng_below(rng, (uint64_t)half));
+        inputs[2 * i] = pool[i];
+        inputs[2 * i + 1] = half + (int)rng_below(rng, (uint64_t)half);
     }
 
     // query order: a uniform permutation of the pairs (Fisher-Yates)
@@ -88,13 +91,22 @@ static void recall_generate(uint8_t *s, Rng *rng, int V, int p, size_t T) {
     int q = 0;
     for (size_t j = 0; j < n_slots && q < p; j++) {
         if (rng_below(rng, n_slots - j) < (uint64_t)(p - q)) {
-            size_t o = 2 * (size_t)p + 2 * j;
+            size_t o = 2 * (size_t)p + 2 * j;  // o <= T - 1
             int i = order[q++];
-            s[o] = s[2 * i];
-            s[o + 1] = s[2 * i + 1];
+            inputs[o] = inputs[2 * i];
+            if (o + 1 < T) inputs[o + 1] = inputs[2 * i + 1];  // s[T] is never an input
+            targets[o] = inputs[2 * i + 1];
         }
     }
     assert(q == p);  // Algorithm S always completes: when slots left == needed it takes all
+}
+
+// The validation set is stored compactly as sequences s[0 .. T], one byte a
+// token. inputs/targets -> s: s[T] is the value of a query at T - 1 if there
+// is one, else filler.
+static void recall_pack(uint8_t *s, const int *inputs, const int *targets, size_t T) {
+    for (size_t t = 0; t < T; t++) s[t] = (uint8_t)inputs[t];
+    s[T] = (uint8_t)(targets[T - 1] >= 0 ? targets[T - 1] : 0);
 }
 
 // s[0 .. T] -> inputs (T), targets (T) with only the query positions scored.
@@ -114,7 +126,6 @@ static void recall_to_io(const uint8_t *s, int p, size_t T, int *inputs, int *ta
 static void recall_free(Dataset *d) {
     RecallData *r = (RecallData *)d;
     free(r->val);
-    free(r->seq);
     free(r);
 }
 
@@ -168,15 +179,13 @@ static int recall_encode_prompt(const Dataset *d, const char *text, int *out, si
     return 0;
 }
 
-static void recall_batch(Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,
+static void recall_batch(const Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,
                          int *targets) {
-    RecallData *r = (RecallData *)d;
+    const RecallData *r = (const RecallData *)d;
     assert(T == r->T);
     if (split == SPLIT_TRAIN) {
-        for (size_t b = 0; b < B; b++) {
-            recall_generate(r->seq, rng, d->vocab, r->pairs, T);
-            recall_to_io(r->seq, r->pairs, T, inputs + b * T, targets + b * T);
-        }
+        for (size_t b = 0; b < B; b++)
+            recall_generate(inputs + b * T, targets + b * T, rng, d->vocab, r->pairs, T);
     } else {
         for (size_t b = 0; b < B; b++) {
             size_t e = (size_t)rng_below(rng, r->n_val);  // with replacement
@@ -244,10 +253,15 @@ int recall_dataset_open(const Config *c, Dataset **out) {
     r->T = T;
     r->n_val = (size_t)c->val_examples;
     r->val = xmalloc(bytes);
-    r->seq = xmalloc(T + 1);
+    int *in = xmalloc(T * sizeof *in), *tg = xmalloc(T * sizeof *tg);  // (T) each
     Rng rng;
     rng_seed(&rng, (uint64_t)c->seed ^ RECALL_VAL_SEED_XOR);
-    for (size_t e = 0; e < r->n_val; e++) recall_generate(r->val + e * (T + 1), &rng, c->vocab, c->pairs, T);
+    for (size_t e = 0; e < r->n_val; e++) {
+        recall_generate(in, tg, &rng, c->vocab, c->pairs, T);
+        recall_pack(r->val + e * (T + 1), in, tg, T);
+    }
+    free(in);
+    free(tg);
     *out = &r->base;
     return 0;
 }

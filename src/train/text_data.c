@@ -157,7 +157,7 @@ static int text_encode_prompt(const Dataset *d, const char *text, int *out, size
     return 0;
 }
 
-static void text_batch(Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,
+static void text_batch(const Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,
                        int *targets) {
     size_t n = 0;
     const uint8_t *x = split_tokens_ptr((const TextData *)d, split, &n);

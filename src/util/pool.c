@@ -76,6 +76,9 @@ void pool_init(int threads) {
     if (threads > POOL_MAX) threads = POOL_MAX;
     if (threads == P.n) return;
     pool_shutdown();
+    // New workers start with seen = 0: reset the generation so none of them
+    // mistakes the previous job (long finished, its ctx gone) for a new one.
+    P.gen = 0;
     P.n = threads;
     for (int t = 1; t < P.n; t++) {
         if (pthread_create(&P.tid[t], NULL, worker, (void *)(size_t)t) != 0) {
