@@ -1,38 +1,34 @@
-// gemm_kernels.c — packing and the register-blocked micro-kernel of gemm.c.
+// gemm_kernels.c — operand packing and the register-blocked micro-kernel of
+// gemm.c, for AVX-512, AVX2+FMA and plain C.
 //
-// The micro-kernel keeps a GEMM_MR x GEMM_NR tile of C in registers and, per
-// k, loads one row of the packed B panel and broadcasts GEMM_MR values of the
-// packed A panel: GEMM_MR*GEMM_NR/width FMAs for GEMM_MR + GEMM_NR/width loads.
+// Packing is either a strided copy (the source already runs along the panel's
+// contiguous direction: op(A) = A^T, op(B) = B) or a transpose (op(A) = A,
+// op(B) = B^T). The AVX-512 build transposes through 16 x 16 register blocks,
+// which matters: for the small per-head products a scalar transpose costs as
+// much as the multiply.
 #include "gemm_kernels.h"
-
-#include <string.h>
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #endif
 
-// ---------------------------------------------------------------- packing
-//
-// Two kinds of copy: a strided copy when the source already runs along the
-// panel's contiguous direction (A^T: rows of A^T are the i direction; B: rows
-// are the j direction), and a transpose otherwise. With AVX-512 the transpose
-// goes through 16 x 16 register blocks; elsewhere it is a plain loop.
+static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
 #if defined(__AVX512F__)
+// ================================================================ AVX-512 (8 x 32)
 
 static inline __mmask16 mask_first(size_t n) {
     return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u);
 }
 
-// rows r[0..15] (16 floats each) -> r[c] = column c, i.e. (r0[c], ..., r15[c])
+// r[i] = row i (16 floats)  ->  r[c] = column c = (r0[c], r1[c], ..., r15[c])
 static inline void transpose16(__m512 r[16]) {
     __m512 t[16], u[16];
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 8; i++) {  // t: rows (2i, 2i+1) interleaved per 64-bit pair
         t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
         t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
     }
-    // u[4g + q], lane l: rows 4g..4g+3 at column 4l + q
-    for (int g = 0; g < 4; g++) {
+    for (int g = 0; g < 4; g++) {  // u[4g + q], 128-bit lane l: rows 4g..4g+3 at column 4l + q
         __m512d a = _mm512_castps_pd(t[4 * g]), b = _mm512_castps_pd(t[4 * g + 2]);
         __m512d c = _mm512_castps_pd(t[4 * g + 1]), d = _mm512_castps_pd(t[4 * g + 3]);
         u[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));
@@ -40,89 +36,58 @@ static inline void transpose16(__m512 r[16]) {
         u[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, d));
         u[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, d));
     }
-    for (int q = 0; q < 4; q++) {
-        // v*: lanes (g0 L0, g0 L2, g1 L0, g1 L2) and (g0 L1, g0 L3, g1 L1, g1 L3)
-        __m512 v01 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x88);
-        __m512 w01 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xDD);
+    for (int q = 0; q < 4; q++) {  // gather lane l of the four row groups: column 4l + q
+        __m512 v01 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0x88);       // lanes 0, 2
+        __m512 w01 = _mm512_shuffle_f32x4(u[q], u[4 + q], 0xDD);       // lanes 1, 3
         __m512 v23 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0x88);
         __m512 w23 = _mm512_shuffle_f32x4(u[8 + q], u[12 + q], 0xDD);
         r[q] = _mm512_shuffle_f32x4(v01, v23, 0x88);
-        r[8 + q] = _mm512_shuffle_f32x4(v01, v23, 0xDD);
         r[4 + q] = _mm512_shuffle_f32x4(w01, w23, 0x88);
+        r[8 + q] = _mm512_shuffle_f32x4(v01, v23, 0xDD);
         r[12 + q] = _mm512_shuffle_f32x4(w01, w23, 0xDD);
     }
 }
 
-// Transposes `rows` (<= 16) source rows of length n, row stride lds, into
-// dst[c * ldd + r] for c < n, r < 16 (rows past `rows` become zeros).
-// `half` = 1 writes only r < 8 at dst and r >= 8 at dst2 (two 8-wide panels).
-static void transpose_rows(float *dst, float *dst2, size_t ldd, int half, const float *src,
-                           size_t lds, size_t rows, size_t n) {
-    for (size_t c0 = 0; c0 < n; c0 += 16) {
-        size_t w = n - c0 < 16 ? n - c0 : 16;
-        __mmask16 m = mask_first(w);
-        __m512 r[16];
-        for (size_t i = 0; i < 16; i++)
-            r[i] = i < rows ? _mm512_maskz_loadu_ps(m, src + i * lds + c0) : _mm512_setzero_ps();
-        transpose16(r);
-        for (size_t c = 0; c < w; c++) {
-            if (half) {
-                _mm256_storeu_ps(dst + (c0 + c) * ldd, _mm512_castps512_ps256(r[c]));
-                if (dst2)
-                    _mm256_storeu_ps(dst2 + (c0 + c) * ldd,
-                                     _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r[c]), 1)));
-            } else {
-                _mm512_storeu_ps(dst + (c0 + c) * ldd, r[c]);
-            }
-        }
-    }
+// Loads rows (<= 16) source rows, columns c0 .. c0+w (w <= 16), zeros for the
+// missing rows and columns, and returns them transposed in r.
+static inline void load_transposed(__m512 r[16], const float *src, size_t lds, size_t rows,
+                                   size_t c0, size_t w) {
+    __mmask16 m = mask_first(w);
+    for (size_t i = 0; i < 16; i++)
+        r[i] = i < rows ? _mm512_maskz_loadu_ps(m, src + i * lds + c0) : _mm512_setzero_ps();
+    transpose16(r);
 }
-
-#endif
 
 void gemm_pack_a(float *ap, int transA, const float *A, size_t lda, size_t i0, size_t mc,
                  size_t k0, size_t kc) {
-#if defined(__AVX512F__) && GEMM_MR == 8
-    if (!transA) {
-        // two 8-row panels per 16-row transpose
-        for (size_t p = 0; p < mc; p += 16) {
-            size_t rows = mc - p < 16 ? mc - p : 16;
-            transpose_rows(ap + p * kc, rows > 8 ? ap + (p + 8) * kc : NULL, GEMM_MR, 1,
-                           A + (i0 + p) * lda + k0, lda, rows, kc);
+    if (transA) {
+        // A is (K, M): panel row k is mr contiguous floats of A's row k0 + k
+        for (size_t p = 0; p < mc; p += GEMM_MR) {
+            __mmask16 m = mask_first(min_sz(GEMM_MR, mc - p));
+            const float *src = A + k0 * lda + i0 + p;
+            float *dst = ap + p * kc;
+            for (size_t k = 0; k < kc; k++)
+                _mm256_store_ps(dst + k * GEMM_MR,
+                                _mm512_castps512_ps256(_mm512_maskz_loadu_ps(m, src + k * lda)));
         }
         return;
     }
-#endif
-    for (size_t p = 0; p < mc; p += GEMM_MR) {
-        size_t mr = mc - p < GEMM_MR ? mc - p : GEMM_MR;
-        float *dst = ap + p * kc;  // this panel: (kc, GEMM_MR)
-        if (transA) {
-            // A is (K, M): row k of the panel is mr contiguous floats
-#if defined(__AVX512F__) && GEMM_MR <= 16 && GEMM_MR % 8 == 0
-            __mmask16 m = mask_first(mr);
-            for (size_t k = 0; k < kc; k++) {
-                __m512 x = _mm512_maskz_loadu_ps(m, A + (k0 + k) * lda + i0 + p);
-#if GEMM_MR == 16
-                _mm512_store_ps(dst + k * GEMM_MR, x);
-#else
-                _mm256_store_ps(dst + k * GEMM_MR, _mm512_castps512_ps256(x));
-#endif
+    // A is (M, K): 16 rows at a time through the register transpose; column k
+    // of the block is k-row of two 8-row panels (low half, high half).
+    for (size_t p = 0; p < mc; p += 16) {
+        size_t rows = min_sz(16, mc - p);
+        const float *src = A + (i0 + p) * lda + k0;
+        float *lo = ap + p * kc, *hi = ap + (p + 8) * kc;  // hi exists only if rows > 8
+        for (size_t c0 = 0; c0 < kc; c0 += 16) {
+            size_t w = min_sz(16, kc - c0);
+            __m512 r[16];
+            load_transposed(r, src, lda, rows, c0, w);
+            for (size_t c = 0; c < w; c++) {
+                _mm256_store_ps(lo + (c0 + c) * GEMM_MR, _mm512_castps512_ps256(r[c]));
+                if (rows > 8)
+                    _mm256_store_ps(hi + (c0 + c) * GEMM_MR,
+                                    _mm512_castps512_ps256(_mm512_shuffle_f32x4(r[c], r[c], 0xEE)));
             }
-            continue;
-#endif
-            for (size_t k = 0; k < kc; k++) {
-                const float *src = A + (k0 + k) * lda + i0 + p;
-                for (size_t i = 0; i < mr; i++) dst[k * GEMM_MR + i] = src[i];
-                for (size_t i = mr; i < GEMM_MR; i++) dst[k * GEMM_MR + i] = 0.0f;
-            }
-        } else {
-            // A is (M, K): transpose mr rows into the k-major panel
-            for (size_t i = 0; i < mr; i++) {
-                const float *src = A + (i0 + p + i) * lda + k0;
-                for (size_t k = 0; k < kc; k++) dst[k * GEMM_MR + i] = src[k];
-            }
-            for (size_t i = mr; i < GEMM_MR; i++)
-                for (size_t k = 0; k < kc; k++) dst[k * GEMM_MR + i] = 0.0f;
         }
     }
 }
@@ -130,151 +95,186 @@ void gemm_pack_a(float *ap, int transA, const float *A, size_t lda, size_t i0, s
 void gemm_pack_b(float *bp, int transB, const float *B, size_t ldb, size_t k0, size_t kc,
                  size_t j0, size_t nc) {
     for (size_t q = 0; q < nc; q += GEMM_NR) {
-        size_t nr = nc - q < GEMM_NR ? nc - q : GEMM_NR;
-        float *dst = bp + q * kc;  // this panel: (kc, GEMM_NR)
+        size_t nr = min_sz(GEMM_NR, nc - q);
+        float *dst = bp + q * kc;  // (kc, 32)
         if (!transB) {
-            // B is (K, N): row k of the panel is nr contiguous floats
-#if defined(__AVX512F__) && GEMM_NR % 16 == 0
-            __mmask16 m[GEMM_NR / 16];
-            for (int v = 0; v < GEMM_NR / 16; v++)
-                m[v] = mask_first(nr > 16 * (size_t)v ? nr - 16 * (size_t)v : 0);
+            // B is (K, N): panel row k is nr contiguous floats of B's row k0 + k
+            const float *src = B + k0 * ldb + j0 + q;
+            __mmask16 m0 = mask_first(nr), m1 = mask_first(nr > 16 ? nr - 16 : 0);
             for (size_t k = 0; k < kc; k++) {
-                const float *src = B + (k0 + k) * ldb + j0 + q;
-                for (int v = 0; v < GEMM_NR / 16; v++)
-                    _mm512_store_ps(dst + k * GEMM_NR + 16 * v,
-                                    _mm512_maskz_loadu_ps(m[v], src + 16 * v));
+                _mm512_store_ps(dst + k * GEMM_NR, _mm512_maskz_loadu_ps(m0, src + k * ldb));
+                _mm512_store_ps(dst + k * GEMM_NR + 16,
+                                m1 ? _mm512_maskz_loadu_ps(m1, src + k * ldb + 16)
+                                   : _mm512_setzero_ps());
             }
-#else
-            for (size_t k = 0; k < kc; k++) {
-                const float *src = B + (k0 + k) * ldb + j0 + q;
-                for (size_t j = 0; j < nr; j++) dst[k * GEMM_NR + j] = src[j];
-                for (size_t j = nr; j < GEMM_NR; j++) dst[k * GEMM_NR + j] = 0.0f;
-            }
-#endif
         } else {
-            // B is (N, K): transpose nr rows into the k-major panel
-#if defined(__AVX512F__) && GEMM_NR % 16 == 0
-            for (size_t v = 0; v < GEMM_NR; v += 16) {
-                size_t rows = nr > v ? (nr - v < 16 ? nr - v : 16) : 0;
-                transpose_rows(dst + v, NULL, GEMM_NR, 0, B + (j0 + q + v) * ldb + k0, ldb, rows,
-                               kc);
+            // B is (N, K): the panel's two 16-column halves, each a register transpose
+            for (size_t h = 0; h < GEMM_NR; h += 16) {
+                size_t rows = nr > h ? min_sz(16, nr - h) : 0;
+                const float *src = B + (j0 + q + h) * ldb + k0;
+                for (size_t c0 = 0; c0 < kc; c0 += 16) {
+                    size_t w = min_sz(16, kc - c0);
+                    __m512 r[16];
+                    if (rows)
+                        load_transposed(r, src, ldb, rows, c0, w);
+                    else
+                        for (int i = 0; i < 16; i++) r[i] = _mm512_setzero_ps();
+                    for (size_t c = 0; c < w; c++) _mm512_store_ps(dst + (c0 + c) * GEMM_NR + h, r[c]);
+                }
             }
-#else
-            for (size_t j = 0; j < nr; j++) {
-                const float *src = B + (j0 + q + j) * ldb + k0;
-                for (size_t k = 0; k < kc; k++) dst[k * GEMM_NR + j] = src[k];
-            }
-            for (size_t j = nr; j < GEMM_NR; j++)
-                for (size_t k = 0; k < kc; k++) dst[k * GEMM_NR + j] = 0.0f;
-#endif
         }
     }
 }
 
-// ---------------------------------------------------------------- micro-kernel
-
-#if defined(__AVX512F__)
-
-#define NV (GEMM_NR / 16)
-
 void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
                 size_t nr, float alpha, float beta) {
-    __m512 acc[GEMM_MR][NV];
-#pragma GCC unroll 16
-    for (int i = 0; i < GEMM_MR; i++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) acc[i][v] = _mm512_setzero_ps();
+    __m512 acc[8][2];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
     for (size_t k = 0; k < kc; k++) {
-        __m512 b[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) b[v] = _mm512_load_ps(bp + k * GEMM_NR + 16 * v);
-#pragma GCC unroll 16
-        for (int i = 0; i < GEMM_MR; i++) {
-            __m512 a = _mm512_set1_ps(ap[k * GEMM_MR + i]);
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++) acc[i][v] = _mm512_fmadd_ps(a, b[v], acc[i][v]);
+        __m512 b0 = _mm512_load_ps(bp + k * 32), b1 = _mm512_load_ps(bp + k * 32 + 16);
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) {
+            __m512 a = _mm512_set1_ps(ap[k * 8 + i]);
+            acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
+            acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
         }
     }
     __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    __mmask16 mask[NV];
-    for (int v = 0; v < NV; v++) {
-        size_t left = nr > 16 * (size_t)v ? nr - 16 * (size_t)v : 0;
-        mask[v] = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-    }
-#pragma GCC unroll 16
-    for (int i = 0; i < GEMM_MR; i++) {
+    __mmask16 m0 = mask_first(nr), m1 = mask_first(nr > 16 ? nr - 16 : 0);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) {
         if ((size_t)i >= mr) break;
         float *ci = c + (size_t)i * ldc;
+        __m512 t0 = _mm512_mul_ps(va, acc[i][0]), t1 = _mm512_mul_ps(va, acc[i][1]);
+        if (beta != 0.0f) t0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, ci), t0);
+        _mm512_mask_storeu_ps(ci, m0, t0);
+        if (m1) {
+            if (beta != 0.0f) t1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, ci + 16), t1);
+            _mm512_mask_storeu_ps(ci + 16, m1, t1);
+        }
+    }
+}
+
+// Matrix-vector: dot products 4 rows at a time (16 lanes, reduced in a fixed
+// order), or 64 outputs at a time accumulated over k.
+void gemm_gemv(size_t r0, size_t r1, size_t K, float alpha, const float *X, size_t rs, size_t ks,
+               const float *v, size_t incv, float beta, float *y, size_t incy) {
+    float s[64];
+    if (ks == 1) {
+        for (size_t r = r0; r < r1; r += 4) {
+            size_t nrow = min_sz(4, r1 - r);
+            // always 4 rows (a short group repeats its last row) so that the
+            // accumulators stay in registers
+            const float *x[4];
+            for (size_t q = 0; q < 4; q++) x[q] = X + (r + min_sz(q, nrow - 1)) * rs;
+            __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                             _mm512_setzero_ps()};
+            for (size_t k = 0; k < K; k += 16) {
+                __mmask16 m = mask_first(K - k);
+                __m512 vv;
+                if (incv == 1) {
+                    vv = _mm512_maskz_loadu_ps(m, v + k);
+                } else {
+                    float tmp[16];
+                    for (size_t l = 0; l < 16; l++) tmp[l] = k + l < K ? v[(k + l) * incv] : 0.0f;
+                    vv = _mm512_loadu_ps(tmp);
+                }
 #pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) {
-            __m512 t = _mm512_mul_ps(va, acc[i][v]);
-            if (beta != 0.0f) t = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mask[v], ci + 16 * v), t);
-            _mm512_mask_storeu_ps(ci + 16 * v, mask[v], t);
+                for (size_t q = 0; q < 4; q++)
+                    acc[q] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x[q] + k), vv, acc[q]);
+            }
+#pragma GCC unroll 4
+            for (size_t q = 0; q < 4; q++) s[q] = _mm512_reduce_add_ps(acc[q]);
+            for (size_t q = 0; q < nrow; q++) {
+                float t = alpha * s[q], *yr = y + (r + q) * incy;
+                *yr = beta != 0.0f ? t + beta * *yr : t;
+            }
+        }
+        return;
+    }
+    for (size_t r = r0; r < r1; r += 64) {  // rs == 1
+        size_t n = min_sz(64, r1 - r);
+        __mmask16 m[4];
+        __m512 acc[4];
+#pragma GCC unroll 4
+        for (size_t q = 0; q < 4; q++) {
+            m[q] = mask_first(n > 16 * q ? n - 16 * q : 0);
+            acc[q] = _mm512_setzero_ps();
+        }
+        for (size_t k = 0; k < K; k++) {
+            const float *x = X + r + k * ks;
+            __m512 vk = _mm512_set1_ps(v[k * incv]);
+#pragma GCC unroll 4
+            for (size_t q = 0; q < 4; q++)  // a zero mask reads nothing
+                acc[q] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m[q], x + 16 * q), vk, acc[q]);
+        }
+#pragma GCC unroll 4
+        for (size_t q = 0; q < 4; q++) _mm512_storeu_ps(s + 16 * q, acc[q]);
+        for (size_t i = 0; i < n; i++) {
+            float t = alpha * s[i], *yr = y + (r + i) * incy;
+            *yr = beta != 0.0f ? t + beta * *yr : t;
         }
     }
 }
 
 #elif defined(__AVX2__) && defined(__FMA__)
-
-#define NV (GEMM_NR / 8)
+// ================================================================ AVX2 + FMA (6 x 16)
 
 void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
                 size_t nr, float alpha, float beta) {
-    __m256 acc[GEMM_MR][NV];
-#pragma GCC unroll 16
-    for (int i = 0; i < GEMM_MR; i++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) acc[i][v] = _mm256_setzero_ps();
+    __m256 acc[6][2];
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; i++) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
     for (size_t k = 0; k < kc; k++) {
-        __m256 b[NV];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) b[v] = _mm256_load_ps(bp + k * GEMM_NR + 8 * v);
-#pragma GCC unroll 16
-        for (int i = 0; i < GEMM_MR; i++) {
-            __m256 a = _mm256_broadcast_ss(ap + k * GEMM_MR + i);
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++) acc[i][v] = _mm256_fmadd_ps(a, b[v], acc[i][v]);
+        __m256 b0 = _mm256_load_ps(bp + k * 16), b1 = _mm256_load_ps(bp + k * 16 + 8);
+#pragma GCC unroll 6
+        for (int i = 0; i < 6; i++) {
+            __m256 a = _mm256_broadcast_ss(ap + k * 6 + i);
+            acc[i][0] = _mm256_fmadd_ps(a, b0, acc[i][0]);
+            acc[i][1] = _mm256_fmadd_ps(a, b1, acc[i][1]);
         }
+    }
+    // Edge tiles go through a scratch tile (AVX2 has no masked float stores
+    // worth the trouble); the arithmetic is the same as for full tiles.
+    int full = mr == 6 && nr == 16;
+    float tile[6 * 16] __attribute__((aligned(32)));
+    float *dst = c;
+    size_t ldd = ldc;
+    if (!full) {
+        for (size_t i = 0; i < mr; i++)
+            for (size_t j = 0; j < nr; j++) tile[i * 16 + j] = beta != 0.0f ? c[i * ldc + j] : 0.0f;
+        dst = tile;
+        ldd = 16;
     }
     __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
-    if (mr == GEMM_MR && nr == GEMM_NR) {
-#pragma GCC unroll 16
-        for (int i = 0; i < GEMM_MR; i++) {
-            float *ci = c + (size_t)i * ldc;
-#pragma GCC unroll 4
-            for (int v = 0; v < NV; v++) {
-                __m256 t = _mm256_mul_ps(va, acc[i][v]);
-                if (beta != 0.0f) t = _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci + 8 * v), t);
-                _mm256_storeu_ps(ci + 8 * v, t);
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; i++) {
+        if (full || (size_t)i < mr) {  // rows past mr of the scratch tile are never read
+            float *di = dst + (size_t)i * ldd;
+            __m256 t0 = _mm256_mul_ps(va, acc[i][0]), t1 = _mm256_mul_ps(va, acc[i][1]);
+            if (beta != 0.0f) {
+                t0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(di), t0);
+                t1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(di + 8), t1);
             }
+            _mm256_storeu_ps(di, t0);
+            _mm256_storeu_ps(di + 8, t1);
         }
-        return;
     }
-    // edge tile: the same arithmetic through a scratch tile, then copy the valid part
-    float tile[GEMM_MR * GEMM_NR] __attribute__((aligned(32)));
-    for (size_t i = 0; i < mr; i++)
-        for (size_t j = 0; j < nr; j++) tile[i * GEMM_NR + j] = beta != 0.0f ? c[i * ldc + j] : 0.0f;
-#pragma GCC unroll 16
-    for (int i = 0; i < GEMM_MR; i++)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; v++) {
-            __m256 t = _mm256_mul_ps(va, acc[i][v]);
-            if (beta != 0.0f) t = _mm256_fmadd_ps(vb, _mm256_load_ps(tile + i * GEMM_NR + 8 * v), t);
-            _mm256_store_ps(tile + i * GEMM_NR + 8 * v, t);
-        }
-    for (size_t i = 0; i < mr; i++)
-        for (size_t j = 0; j < nr; j++) c[i * ldc + j] = tile[i * GEMM_NR + j];
+    if (!full)
+        for (size_t i = 0; i < mr; i++)
+            for (size_t j = 0; j < nr; j++) c[i * ldc + j] = tile[i * 16 + j];
 }
 
 #else
+// ================================================================ plain C (4 x 16)
 
-// Portable: gcc vectorises the j loops. Without an FMA instruction set the
-// step is a multiply then an add — still one fixed order for every element.
+// gcc vectorises the j loops. Without FMA each step is a multiply then an
+// add (the build has no -ffast-math, so no contraction): still one fixed
+// order for every element.
 void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
                 size_t nr, float alpha, float beta) {
-    float acc[GEMM_MR][GEMM_NR];
-    for (int i = 0; i < GEMM_MR; i++)
-        for (int j = 0; j < GEMM_NR; j++) acc[i][j] = 0.0f;
+    float acc[GEMM_MR][GEMM_NR] = {{0}};
     for (size_t k = 0; k < kc; k++) {
         const float *b = bp + k * GEMM_NR;
         for (int i = 0; i < GEMM_MR; i++) {
@@ -289,4 +289,71 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
         }
 }
 
+#endif
+
+#if !defined(__AVX512F__)
+// ================================================================ portable packing and matrix-vector (AVX2, plain C)
+
+void gemm_pack_a(float *ap, int transA, const float *A, size_t lda, size_t i0, size_t mc,
+                 size_t k0, size_t kc) {
+    for (size_t p = 0; p < mc; p += GEMM_MR) {
+        size_t mr = min_sz(GEMM_MR, mc - p);
+        float *dst = ap + p * kc;  // (kc, GEMM_MR)
+        for (size_t k = 0; k < kc; k++) {
+            for (size_t i = 0; i < mr; i++)
+                dst[k * GEMM_MR + i] = transA ? A[(k0 + k) * lda + i0 + p + i]
+                                              : A[(i0 + p + i) * lda + k0 + k];
+            for (size_t i = mr; i < GEMM_MR; i++) dst[k * GEMM_MR + i] = 0.0f;
+        }
+    }
+}
+
+void gemm_pack_b(float *bp, int transB, const float *B, size_t ldb, size_t k0, size_t kc,
+                 size_t j0, size_t nc) {
+    for (size_t q = 0; q < nc; q += GEMM_NR) {
+        size_t nr = min_sz(GEMM_NR, nc - q);
+        float *dst = bp + q * kc;  // (kc, GEMM_NR)
+        for (size_t k = 0; k < kc; k++) {
+            for (size_t j = 0; j < nr; j++)
+                dst[k * GEMM_NR + j] = transB ? B[(j0 + q + j) * ldb + k0 + k]
+                                              : B[(k0 + k) * ldb + j0 + q + j];
+            for (size_t j = nr; j < GEMM_NR; j++) dst[k * GEMM_NR + j] = 0.0f;
+        }
+    }
+}
+
+void gemm_gemv(size_t r0, size_t r1, size_t K, float alpha, const float *X, size_t rs, size_t ks,
+               const float *v, size_t incv, float beta, float *y, size_t incy) {
+    if (ks == 1) {
+        // rows of X contiguous: a dot product per output, 16 partial sums
+        // (k mod 16) added in a fixed order at the end
+        for (size_t r = r0; r < r1; r++) {
+            const float *x = X + r * rs;
+            float lane[16] = {0};
+            size_t k = 0;
+            for (; k + 16 <= K; k += 16)
+                for (size_t l = 0; l < 16; l++) lane[l] += x[k + l] * v[(k + l) * incv];
+            float s = 0.0f;
+            for (size_t l = 0; l < 16; l++) s += lane[l];
+            for (; k < K; k++) s += x[k] * v[k * incv];
+            float t = alpha * s, *yr = y + r * incy;
+            *yr = beta != 0.0f ? t + beta * *yr : t;
+        }
+        return;
+    }
+    // columns of X contiguous (rs == 1): accumulate 64 outputs at a time, k ascending
+    for (size_t r = r0; r < r1; r += 64) {
+        size_t n = r1 - r < 64 ? r1 - r : 64;
+        float acc[64] = {0};
+        for (size_t k = 0; k < K; k++) {
+            const float *x = X + r * rs + k * ks;
+            float vk = v[k * incv];
+            for (size_t i = 0; i < n; i++) acc[i] += x[i * rs] * vk;
+        }
+        for (size_t i = 0; i < n; i++) {
+            float t = alpha * acc[i], *yr = y + (r + i) * incy;
+            *yr = beta != 0.0f ? t + beta * *yr : t;
+        }
+    }
+}
 #endif

@@ -27,7 +27,52 @@ typedef struct {
     size_t mem[4];
 } Entry;
 
-static int write_report(const char *out, Entry *e, int n) {
+// --sweep section.key=v1,v2,...: every config is trained again at each value;
+// the report gains a table of final val accuracy (recall) or val loss per
+// kind and value.
+typedef struct {
+    char key[128];
+    char values[32][64];
+    int n;
+    double *result;  // (n_configs, n) final val_acc or val_loss
+} Sweep;
+
+static int parse_sweep(Sweep *sw, const char *arg) {
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof sw->key)
+        return err_set(ERR_USAGE, "--sweep %s: expected section.key=v1,v2,...", arg);
+    memcpy(sw->key, arg, (size_t)(eq - arg));
+    sw->key[eq - arg] = 0;
+    const char *p = eq + 1;
+    while (*p) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        if (len == 0 || len >= sizeof sw->values[0] || sw->n == 32)
+            return err_set(ERR_USAGE, "--sweep %s: expected 1 to 32 non-empty values", arg);
+        memcpy(sw->values[sw->n], p, len);
+        sw->values[sw->n][len] = 0;
+        sw->n++;
+        p = c ? c + 1 : p + len;
+    }
+    if (sw->n == 0) return err_set(ERR_USAGE, "--sweep %s: no values", arg);
+    return 0;
+}
+
+static void write_sweep_table(FILE *f, const Sweep *sw, const Entry *e, int n) {
+    int recall = e[0].cfg.task == TASK_RECALL;
+    fprintf(f, "\n## Sweep over `%s`: final %s\n\n| kind |", sw->key, recall ? "val accuracy" : "val loss");
+    for (int j = 0; j < sw->n; j++) fprintf(f, " %s |", sw->values[j]);
+    fprintf(f, "\n|---|");
+    for (int j = 0; j < sw->n; j++) fprintf(f, "---:|");
+    fputc('\n', f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "| %s |", e[i].cfg.kind);
+        for (int j = 0; j < sw->n; j++) fprintf(f, recall ? " %.3f |" : " %.4f |", sw->result[i * sw->n + j]);
+        fputc('\n', f);
+    }
+}
+
+static int write_report(const char *out, Entry *e, int n, const Sweep *sw) {
     char path[4200];
     snprintf(path, sizeof path, "%s/report.md", out);
     AtomicFile a;
@@ -64,6 +109,7 @@ static int write_report(const char *out, Entry *e, int n) {
     fprintf(f, "\nRuns: ");
     for (int i = 0; i < n; i++) fprintf(f, "%s`%s/`", i ? ", " : "", e[i].dir);
     fprintf(f, ". Curves: `curves.svg`.\n");
+    if (sw->n) write_sweep_table(f, sw, e, n);
     return atomic_commit(&a);
 }
 
@@ -100,12 +146,45 @@ static int write_curves(const char *out, Entry *e, int n) {
     return rc;
 }
 
+static int run_sweep(Sweep *sw, const char *out, const Entry *e, int n, const char *const *files,
+                     char **sets, int n_sets) {
+    sw->result = xcalloc((size_t)(n * sw->n), sizeof(double));
+    char assign[256], *all[257];
+    memcpy(all, sets, (size_t)n_sets * sizeof *all);
+    all[n_sets] = assign;  // the sweep value is applied after the user's --set options
+    for (int j = 0; j < sw->n; j++) {
+        snprintf(assign, sizeof assign, "%s=%s", sw->key, sw->values[j]);
+        for (int i = 0; i < n; i++) {
+            Config c;
+            int rc = cli_load_config(&c, files[i], all, n_sets + 1);
+            if (rc) return rc;
+            char dir[4600], path[4700];
+            snprintf(dir, sizeof dir, "%s/sweep_%s_%s/%s", out, sw->key, sw->values[j], e[i].cfg.name);
+            printf("== sweep %s = %s: %s\n", sw->key, sw->values[j], c.name);
+            fflush(stdout);
+            if ((rc = train_run(&c, dir, 0))) return rc;
+            MetricsTable t;
+            snprintf(path, sizeof path, "%s/metrics.csv", dir);
+            if ((rc = metrics_read(path, &t))) return rc;
+            sw->result[i * sw->n + j] = metrics_last(&t, c.task == TASK_RECALL ? "val_acc" : "val_loss");
+            metrics_table_free(&t);
+        }
+    }
+    return 0;
+}
+
 int cmd_ablate(int argc, char **argv) {
     const char *files[ABLATE_MAX], *out = "runs/ablation";
     char *sets[256];
     int n = 0, n_sets = 0;
+    Sweep sw;
+    memset(&sw, 0, sizeof sw);
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--sweep") == 0 && i + 1 < argc) {
+            if (sw.n) return err_set(ERR_USAGE, "ablate: one --sweep at most");
+            int rc = parse_sweep(&sw, argv[++i]);
+            if (rc) return rc;
+        } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
             if (n_sets == 256) return err_set(ERR_USAGE, "too many --set options");
             sets[n_sets++] = argv[++i];
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
@@ -145,10 +224,12 @@ int cmd_ablate(int argc, char **argv) {
         model_free(&m);
         dataset_free(d);
     }
-    if (!rc) rc = write_report(out, e, n);
+    if (!rc && sw.n) rc = run_sweep(&sw, out, e, n, files, sets, n_sets);
+    if (!rc) rc = write_report(out, e, n, &sw);
     if (!rc) rc = write_curves(out, e, n);
     if (!rc) printf("comparison written to %s/report.md and %s/curves.svg\n", out, out);
     for (int i = 0; i < n; i++) metrics_table_free(&e[i].m);
     free(e);
+    free(sw.result);
     return rc;
 }

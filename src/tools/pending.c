@@ -7,4 +7,3 @@ int cmd_sample(int argc, char **argv) { (void)argc; (void)argv; return err_set(E
 int cmd_eval(int argc, char **argv) { (void)argc; (void)argv; return err_set(ERR_USAGE, "eval: not implemented yet"); }
 int cmd_inspect(int argc, char **argv) { (void)argc; (void)argv; return err_set(ERR_USAGE, "inspect: not implemented yet"); }
 int cmd_bench(int argc, char **argv) { (void)argc; (void)argv; return err_set(ERR_USAGE, "bench: not implemented yet"); }
-int cmd_export(int argc, char **argv) { (void)argc; (void)argv; return err_set(ERR_USAGE, "export: not implemented yet"); }

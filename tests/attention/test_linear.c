@@ -572,9 +572,7 @@ static void test_extreme_lambda(void) {
         Case c = BASE;
         c.what = "extreme theta";
         c.state_identity = 1, c.chunk = 7;
-        c.lam[0] = sigmoid_d(thetas[i][0]);
-        c.lam[1] = 0.5;  // placeholder, θ set below
-        Inputs in = make_inputs(&c, 1000 + i);
+        Inputs in = make_inputs(&c, 1000 + i);  // θ from c.lam, replaced here:
         for (size_t h = 0; h < 2; h++) in.theta[h] = (float)thetas[i][h], in.thetad[h] = thetas[i][h];
         size_t n = in.n;
         Outputs o = run_kind(&c, &in, 1);

@@ -203,8 +203,10 @@ static void test_nan_propagates(void) {
 
 // ---- bit-identical for 1, 2, 3 threads, and equal to gemm_serial ----
 static void test_threads_bit_identical(void) {
-    // row split (M >= N), column split (N > M), and K spanning several K blocks
-    static const size_t shp[][3] = {{300, 200, 300}, {40, 700, 300}, {129, 129, 129}, {96, 96, 1000}};
+    // row split (M >= N), column split (N > M), K spanning several K blocks,
+    // and the matrix-vector shapes (N == 1 split by rows, M == 1 by columns)
+    static const size_t shp[][3] = {{300, 200, 300}, {40, 700, 300}, {129, 129, 129},
+                                    {96, 96, 1000},  {20000, 1, 100}, {1, 20000, 100}};
     for (int t = 0; t < 4; t++)
         for (size_t s = 0; s < sizeof shp / sizeof shp[0]; s++) {
             int ta = t >> 1, tb = t & 1;
@@ -231,6 +233,10 @@ static void test_threads_bit_identical(void) {
     pool_init(2);
     CHECK(check_case(FAST_THREADED, 0, 1, 300, 200, 300, 1.0f, 0.0f, 0, 0, 0));
     CHECK(check_case(FAST_THREADED, 1, 0, 40, 700, 300, 1.0f, 1.0f, 0, 0, 0));
+    for (int t = 0; t < 4; t++) {
+        CHECK(check_case(FAST_THREADED, t >> 1, t & 1, 20000, 1, 100, 1.0f, 0.5f, 1, 1, 0));
+        CHECK(check_case(FAST_THREADED, t >> 1, t & 1, 1, 20000, 100, 1.0f, 0.5f, 1, 1, 0));
+    }
     pool_init(1);
 }
 

@@ -1,0 +1,293 @@
+// delta_chunk.c — the delta rule, token by token: forward, chunked recompute, backward.
+//
+// Notation (see the header): d = dh, C = chunk, L = this chunk's length,
+// r = position inside the chunk, t = t0 + r. P = S_{t-1} (the state a position
+// reads), G = dL/dS_t (what flows back into the state a position writes).
+//
+// Dot products over a row use LANES independent partial sums added in a fixed
+// order at the end: the compiler vectorises that without -ffast-math (a plain
+// float `acc += a*b` loop cannot be reassociated), and the result depends on d
+// only, never on threads.
+#include "delta_chunk.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "attention/feature_map.h"
+
+#define LANES 16
+
+// sub-buffers start on 16-float (64-byte) boundaries
+static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
+static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk - 1) / p->chunk : 0; }
+
+static float lane_sum(const float *acc) {
+    float s = 0.0f;
+    for (size_t l = 0; l < LANES; l++) s += acc[l];
+    return s;
+}
+
+// a · b over n floats
+static float dot(const float *a, const float *b, size_t n) {
+    float acc[LANES] = {0};
+    size_t j0 = 0;
+    for (; j0 + LANES <= n; j0 += LANES)
+        for (size_t l = 0; l < LANES; l++) acc[l] += a[j0 + l] * b[j0 + l];
+    for (size_t j = j0; j < n; j++) acc[j - j0] += a[j] * b[j];
+    return lane_sum(acc);
+}
+
+// ---- per token ----
+
+float delta_features(const DeltaSlab *p, float *out, const float *x) {
+    size_t d = p->dh;
+    fmap_forward(p->fmap, out, x, d);
+    if (!p->normalize) return 1.0f;
+    float s = 0.0f;
+    for (size_t i = 0; i < d; i++) s += out[i];
+    s += p->eps;  // relu may give Σφ = 0: then k̂ = 0 (no write, no read), not 0/0
+    for (size_t i = 0; i < d; i++) out[i] /= s;
+    return s;
+}
+
+void delta_beta(float a, float *beta, float *one_minus_beta) {
+    // sigmoid(±a) in double, each rounded once: 1 − β is exact-ish even when β
+    // rounds to 1 (its gradient factor β(1 − β) must not become 0 too early)
+    double x = a, e = exp(-fabs(x));
+    double big = 1.0 / (1.0 + e), small = e / (1.0 + e);
+    *beta = (float)(x >= 0 ? big : small);
+    *one_minus_beta = (float)(x >= 0 ? small : big);
+}
+
+void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, const float *kh,
+                 const float *qh, float *e, float *y, const float *v) {
+    // e = v − λ Sᵀk̂ (the row sum over i is sequential, each row a vector axpy)
+    for (size_t j = 0; j < d; j++) e[j] = 0.0f;
+    for (size_t i = 0; i < d; i++) {
+        const float *Si = S + i * d;
+        float ki = kh[i];
+        for (size_t j = 0; j < d; j++) e[j] += ki * Si[j];
+    }
+    for (size_t j = 0; j < d; j++) e[j] = v[j] - lam * e[j];
+    if (!Sn) return;
+    // Sn = λ S + (β k̂) eᵀ
+    for (size_t i = 0; i < d; i++) {
+        const float *Si = S + i * d;
+        float *Ni = Sn + i * d, c = beta * kh[i];
+        for (size_t j = 0; j < d; j++) Ni[j] = lam * Si[j] + c * e[j];
+    }
+    if (!y) return;
+    // y = Snᵀ q̂ (e is dead: y may overwrite it)
+    for (size_t j = 0; j < d; j++) y[j] = 0.0f;
+    for (size_t i = 0; i < d; i++) {
+        const float *Ni = Sn + i * d;
+        float qi = qh[i];
+        for (size_t j = 0; j < d; j++) y[j] += qi * Ni[j];
+    }
+}
+
+// ---- saved: the state entering each chunk ----
+
+size_t delta_saved_floats(const DeltaSlab *p) { return round16(n_chunks(p) * p->dh * p->dh); }
+
+// ---- scratch ----
+typedef struct {
+    float *states;          // (C, d, d) backward: P for each position of the chunk
+    float *G;               // (d, d) forward: the running S; backward: dL/dS
+    float *kh, *qh, *e;     // (C, d) k̂, q̂, e of the chunk
+    float *sk, *sq;         // (C) the divisors of k̂, q̂
+    float *beta, *omb;      // (C) β and 1 − β
+    float *u, *du;          // (d) u = β e and dL/du
+    float *dkh, *dqh;       // (d) dL/dk̂, dL/dq̂
+} Scratch;
+
+static Scratch scratch_at(const DeltaSlab *p, float *base) {
+    size_t C = p->chunk, d = p->dh;
+    Scratch s;
+    float *f = base;
+    s.states = f; f += round16(C * d * d);
+    s.G = f;      f += round16(d * d);
+    s.kh = f;     f += round16(C * d);
+    s.qh = f;     f += round16(C * d);
+    s.e = f;      f += round16(C * d);
+    s.sk = f;     f += round16(C);
+    s.sq = f;     f += round16(C);
+    s.beta = f;   f += round16(C);
+    s.omb = f;    f += round16(C);
+    s.u = f;      f += round16(d);
+    s.du = f;     f += round16(d);
+    s.dkh = f;    f += round16(d);
+    s.dqh = f;
+    return s;
+}
+
+size_t delta_scratch_floats(const DeltaSlab *p) {
+    size_t C = p->chunk, d = p->dh;
+    return round16(C * d * d) + round16(d * d) + 3 * round16(C * d) + 4 * round16(C) +
+           4 * round16(d);
+}
+
+// k̂, q̂, β of positions [t0, t0+L)
+static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, const float *q,
+                       const float *k, const float *a) {
+    size_t d = p->dh;
+    for (size_t r = 0; r < L; r++) {
+        s->sk[r] = delta_features(p, s->kh + r * d, k + (t0 + r) * d);
+        s->sq[r] = delta_features(p, s->qh + r * d, q + (t0 + r) * d);
+        delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
+    }
+}
+
+static void state_init(const DeltaSlab *p, float *S) {
+    size_t d = p->dh;
+    memset(S, 0, d * d * sizeof(float));
+    if (p->state_identity)
+        for (size_t i = 0; i < d; i++) S[i * d + i] = 1.0f;
+}
+
+// ---- forward ----
+
+double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *scratch,
+                           const float *q, const float *k, const float *v, const float *a) {
+    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p);
+    Scratch s = scratch_at(p, scratch);
+    float *S = s.G;  // (d, d) the running state
+    state_init(p, S);
+    for (size_t c = 0; c < nch; c++) {
+        size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
+        memcpy(saved + c * d * d, S, d * d * sizeof(float));  // for backward's recompute
+        load_chunk(p, &s, t0, L, q, k, a);
+        for (size_t r = 0; r < L; r++)
+            delta_token(d, p->lam, s.beta[r], S, S, s.kh + r * d, s.qh + r * d, s.u, y + (t0 + r) * d,
+                        v + (t0 + r) * d);
+    }
+    double ss = 0;
+    for (size_t i = 0; i < d * d; i++) ss += (double)S[i] * S[i];
+    return sqrt(ss);
+}
+
+// ---- backward ----
+//
+// Per position, in reverse, with G = dL/dS_t on entry and dL/dS_{t-1} on exit:
+//   y = S_tᵀ q̂, S_t = λP + k̂ uᵀ (u = β e)
+//       dq̂ = S_t dy = λ P dy + k̂ (u·dy);   G += q̂ dyᵀ
+//   S_t = λP + k̂ uᵀ
+//       dk̂ = G u;  du = Gᵀ k̂;  dλ += <P, G>;  dP = λ G
+//   u = β e:            dβ = du·e;  de = β du
+//   e = v − λ Pᵀk̂:      dv = de;  dλ −= de·(Pᵀk̂) = β k̂ᵀ(P du);
+//                       dk̂ −= λβ P du;  dP −= λβ k̂ duᵀ
+// Pass A does the first two lines (du needs all of G), pass B the last one.
+
+// row i of pass A: G_i += q̂_i dy; du += k̂_i G_i; out = (P_i·dy, G_i·u, P_i·G_i)
+static void pass_a_row(size_t d, float *restrict Gi, const float *restrict Pi,
+                       const float *restrict dy, const float *restrict u, float *restrict du,
+                       float qi, float ki, float out[3]) {
+    float a0[LANES] = {0}, a1[LANES] = {0}, a2[LANES] = {0};
+    size_t j0 = 0;
+    for (; j0 + LANES <= d; j0 += LANES)
+        for (size_t l = 0; l < LANES; l++) {
+            size_t j = j0 + l;
+            float g = Gi[j] + qi * dy[j];
+            Gi[j] = g;
+            du[j] += ki * g;
+            a0[l] += Pi[j] * dy[j];
+            a1[l] += g * u[j];
+            a2[l] += Pi[j] * g;
+        }
+    for (size_t j = j0; j < d; j++) {
+        size_t l = j - j0;
+        float g = Gi[j] + qi * dy[j];
+        Gi[j] = g;
+        du[j] += ki * g;
+        a0[l] += Pi[j] * dy[j];
+        a1[l] += g * u[j];
+        a2[l] += Pi[j] * g;
+    }
+    out[0] = lane_sum(a0);
+    out[1] = lane_sum(a1);
+    out[2] = lane_sum(a2);
+}
+
+// row i of pass B: returns P_i·du; G_i = λ G_i − c du (c = λβ k̂_i)
+static float pass_b_row(size_t d, float *restrict Gi, const float *restrict Pi,
+                        const float *restrict du, float lam, float c) {
+    float acc[LANES] = {0};
+    size_t j0 = 0;
+    for (; j0 + LANES <= d; j0 += LANES)
+        for (size_t l = 0; l < LANES; l++) {
+            size_t j = j0 + l;
+            acc[l] += Pi[j] * du[j];
+            Gi[j] = lam * Gi[j] - c * du[j];
+        }
+    for (size_t j = j0; j < d; j++) {
+        acc[j - j0] += Pi[j] * du[j];
+        Gi[j] = lam * Gi[j] - c * du[j];
+    }
+    return lane_sum(acc);
+}
+
+// out = φ(x)/s  =>  dφ_m = (dout_m − dout·out) / s  (just dout without normalize);
+// dx += dφ · φ'(x). dout is overwritten with dφ.
+static void features_backward(const DeltaSlab *p, float *dx, float *dout, const float *out, float s,
+                              const float *x) {
+    size_t d = p->dh;
+    if (p->normalize) {
+        float proj = dot(dout, out, d);
+        for (size_t i = 0; i < d; i++) dout[i] = (dout[i] - proj) / s;
+    }
+    fmap_backward(p->fmap, dx, dout, x, d);
+}
+
+double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
+                            const float *dy, const float *saved, float *scratch, const float *q,
+                            const float *k, const float *v, const float *a) {
+    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p);
+    Scratch s = scratch_at(p, scratch);
+    float lam = p->lam, *G = s.G;
+    double dlam = 0;
+    memset(G, 0, d * d * sizeof(float));  // the final state feeds nothing
+    for (size_t c = nch; c-- > 0;) {
+        size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
+        // recompute: states[r] = S_{t0+r-1} and e_r, exactly as forward did
+        load_chunk(p, &s, t0, L, q, k, a);
+        memcpy(s.states, saved + c * d * d, d * d * sizeof(float));
+        for (size_t r = 0; r < L; r++)
+            delta_token(d, lam, s.beta[r], s.states + r * d * d,
+                        r + 1 < L ? s.states + (r + 1) * d * d : NULL, s.kh + r * d, NULL,
+                        s.e + r * d, NULL, v + (t0 + r) * d);
+
+        for (size_t r = L; r-- > 0;) {
+            size_t t = t0 + r;
+            const float *P = s.states + r * d * d, *kh = s.kh + r * d, *qh = s.qh + r * d;
+            const float *e = s.e + r * d, *dyt = dy + t * d;
+            float beta = s.beta[r];
+            for (size_t j = 0; j < d; j++) {
+                s.u[j] = beta * e[j];
+                s.du[j] = 0.0f;
+            }
+            float ud = dot(s.u, dyt, d);
+            double dl_a = 0, dl_b = 0;
+            float o[3];
+            for (size_t i = 0; i < d; i++) {
+                pass_a_row(d, G + i * d, P + i * d, dyt, s.u, s.du, qh[i], kh[i], o);
+                s.dqh[i] = lam * o[0] + kh[i] * ud;
+                s.dkh[i] = o[1];
+                dl_a += o[2];
+            }
+            // u = β e, β = sigmoid(a): da += (du·e) β (1 − β); de = β du = dv
+            if (da) da[t] += dot(s.du, e, d) * beta * s.omb[r];
+            float *dvt = dv + t * d;
+            for (size_t j = 0; j < d; j++) dvt[j] += beta * s.du[j];
+            float lb = lam * beta;
+            for (size_t i = 0; i < d; i++) {
+                float pd = pass_b_row(d, G + i * d, P + i * d, s.du, lam, lb * kh[i]);
+                s.dkh[i] -= lb * pd;
+                dl_b += (double)kh[i] * pd;
+            }
+            dlam += dl_a - (double)beta * dl_b;
+            features_backward(p, dq + t * d, s.dqh, qh, s.sq[r], q + t * d);
+            features_backward(p, dk + t * d, s.dkh, kh, s.sk[r], k + t * d);
+        }
+    }
+    return dlam;
+}

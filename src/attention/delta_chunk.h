@@ -1,0 +1,73 @@
+// delta_chunk.h — the delta-rule fast-weight memory on one (b, h) slab.
+//
+// The kernel behind the `delta` kind (Schlag, Irie & Schmidhuber 2021, with an
+// optional decay λ on top). Per position t, d = dh, from S_{-1} = S0 (0, or I
+// with state_identity):
+//   k̂_t = φ(k_t) / (Σ_i φ(k_t)_i + eps)        q̂_t likewise    (normalize)
+//   k̂_t = φ(k_t),  q̂_t = φ(q_t)                                  (!normalize)
+//   β_t = sigmoid(a_t)                           a_t: the β logit (the kind's aux input)
+//   e_t = v_t − λ S_{t-1}ᵀ k̂_t                   what the decayed memory gets wrong for k̂_t
+//   S_t = λ S_{t-1} + β_t k̂_t e_tᵀ               = λ (I − β_t k̂_t k̂_tᵀ) S_{t-1} + β_t k̂_t v_tᵀ
+//   y_t = S_tᵀ q̂_t
+// With λ = 1 this is the plain delta rule v̄_t = S_{t-1}ᵀ k̂_t,
+// S_t = S_{t-1} + β_t k̂_t (v_t − v̄_t)ᵀ. With λ < 1 the memory is decayed
+// before it is read for the correction (the "gated" delta rule), so the write
+// corrects exactly what a read right after it would return.
+// Sum-normalised keys have Σ k̂ < 1 and k̂ ≥ 0 (elu1, relu), hence ‖k̂‖² ≤ 1 and
+// β‖k̂‖² < 2: the correction I − β k̂ k̂ᵀ never amplifies. Without normalize
+// that bound is the caller's business.
+//
+// S is (d, d) row-major, row i = key coordinate, column j = value coordinate,
+// so every inner loop runs over one contiguous row.
+//
+// Training form: token by token (the recurrence is exact, no approximation),
+// in chunks of `chunk` positions. Forward saves only the state entering each
+// chunk (n_chunks · d² floats). Backward walks the chunks from last to first:
+// it recomputes the chunk's states from the saved one into scratch (chunk · d²
+// floats) and runs the per-token backward over them in reverse. Memory per slab
+// is O((T/chunk + chunk) · d²), never O(T · d²); the recompute runs exactly the
+// forward's arithmetic, so the gradients are those of the forward as computed.
+#pragma once
+#include <stddef.h>
+
+#include "config/config.h"
+
+typedef struct {
+    size_t T;            // positions
+    size_t dh;           // head size d
+    size_t chunk;        // chunk length, 1 <= chunk <= T (callers clamp to T)
+    FeatureMap fmap;
+    float eps;           // added to Σφ (normalize only)
+    int normalize;       // sum-normalise φ(q), φ(k)
+    int state_identity;  // S0 = I
+    float lam;           // λ in [0, 1]; 1 = no decay
+} DeltaSlab;
+
+// floats of `saved` (kept from forward to backward) and of `scratch` (free to
+// reuse; forward and backward each overwrite it)
+size_t delta_saved_floats(const DeltaSlab *p);
+size_t delta_scratch_floats(const DeltaSlab *p);
+
+// ---- per token: shared by the training form and generation, so both round alike ----
+
+// out (d) = k̂ for raw x (d), as above. Returns the divisor (1 without normalize).
+float delta_features(const DeltaSlab *p, float *out, const float *x);
+// β = sigmoid(a) and 1 − β, each without cancellation
+void delta_beta(float a, float *beta, float *one_minus_beta);
+// One position. Reads S (d, d); writes e (d) = v − λ Sᵀk̂; if Sn: Sn = λS + β k̂ eᵀ
+// (Sn may be S: in place); if y: y (d) = Snᵀ q̂ (y may be e: e is dead by then).
+void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, const float *kh,
+                 const float *qh, float *e, float *y, const float *v);
+
+// ---- the training form on one slab ----
+
+// y (T, dh) for q, k, v (T, dh), a (T) the β logits. Returns ||S_{T-1}||_F.
+double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *scratch,
+                           const float *q, const float *k, const float *v, const float *a);
+
+// ADDS dL/dq, dk, dv (T, dh) and dL/da (T, if da) for upstream dy (T, dh);
+// `saved` as forward left it (read only). Returns dL/dλ, summed in a fixed order
+// (the caller chains it to θ).
+double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
+                            const float *dy, const float *saved, float *scratch, const float *q,
+                            const float *k, const float *v, const float *a);

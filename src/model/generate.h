@@ -1,0 +1,85 @@
+// generate.h — the incremental inference path: one token at a time.
+//
+// The training-time Graph recomputes a whole (B, T) window; a Generator holds
+// what a sequence has absorbed so far and turns one more token into the
+// next-token logits. Same weights, same kernels (kernels/nn.h with N = 1), same
+// block layout as graph_build; only attention changes form:
+//   softmax        a KV cache of `window` = block_size entries per head and layer
+//                  (a ring buffer: once full, the oldest entry is dropped)
+//   fast weights   the recurrent form, one float32 S (dh x dh) and z (dh) per
+//                  head and layer, updated in place: memory does not grow
+// Everything is allocated by generator_init; generator_step never allocates.
+//
+// Positions. The token absorbed at `pos` (0-based: tokens absorbed before it
+// since the last reset) gets the position embedding row min(pos, block_size-1):
+//   pos < block_size    exactly what the full forward on the prefix gives that
+//                       token, so both paths compute the same function (equal
+//                       up to float rounding: tests/model/test_generate.c);
+//   pos >= block_size   (pos = learned only) the last learned row, the latest
+//                       position the model was trained at. The model never saw
+//                       such contexts in training; this is the usual streaming
+//                       compromise, stated here rather than hidden.
+// With pos = none there is no position embedding: the fast-weight kinds then
+// compute exactly the full forward on the whole prefix at any length (their
+// state sums over all of it), and softmax attends to the last block_size tokens
+// (a sliding window; each cached key and value was computed when its token
+// arrived, from the context it had then).
+//
+// key_shift: keys are projected from the previous token's input (SPEC §4), so
+// each layer keeps the previous token's key projection (zero before the first
+// token, as x_{-1} = 0 in training).
+#pragma once
+#include <stddef.h>
+
+#include "model/model.h"
+
+// Called after each layer's attention step, with exactly what the kind's step
+// saw: q, k (after the key shift), v (H, dh), aux (H, n_aux), and its output y
+// (H, dh, before output_norm). For diagnostics (inspect's float16 shadow state).
+typedef void (*GenLayerHook)(void *ctx, size_t layer, size_t pos, const float *q, const float *k,
+                             const float *v, const float *aux, const float *y);
+
+typedef struct {
+    const Model *m;
+    size_t window;        // KV-cache capacity in tokens (= block_size); ignored by fast-weight kinds
+    size_t state_floats;  // floats of attention state per layer: kind->state_floats(window)
+    size_t pos;           // tokens absorbed since the last reset
+    float *state;         // (L, state_floats)
+    float *prev_k;        // (L, C) key projection of the previous token (key_shift), else NULL
+    // scratch, one token wide
+    float *x;             // (C) residual stream
+    float *h;             // (C) LayerNorm output
+    float *qkv;           // (3C + H*n_aux) q | k | v | aux, each head-major (H, dh)
+    float *k;             // (C) the key the step reads (shifted copy when key_shift)
+    float *att;           // (C) attention output (H, dh)
+    float *att2;          // (C) per-head LayerNorm of att (output_norm)
+    float *proj;          // (C) projections added to the residual
+    float *fc;            // (F) FFN hidden before GELU
+    float *fc_act;        // (F) after GELU (gelu_forward's buffers must not alias)
+    float *logits;        // (V)
+    GenLayerHook hook;    // optional, NULL by default
+    void *hook_ctx;
+} Generator;
+
+// Allocates the state and scratch for model m (which must outlive g) and
+// resets it. Exits on out-of-memory like every setup allocation.
+void generator_init(Generator *g, const Model *m);
+void generator_free(Generator *g);
+// Forgets the sequence: empty cache / initial state (zero, or I and 1 with
+// state_init = identity), previous keys zero, pos = 0.
+void generator_reset(Generator *g);
+
+// Absorbs `token` (in [0, V)) at position `pos`, which must equal g->pos (the
+// tokens absorbed since the reset; passed explicitly because it selects the
+// position embedding row and the cache slot), and returns the logits (V) for
+// the next token. The pointer is g->logits, overwritten by the next step.
+const float *generator_step(Generator *g, int token, size_t pos);
+
+// Attention state of layer l: (state_floats). Fast-weight kinds: per head S
+// (dh, dh) then z (dh); softmax: per head K (window, dh) then V (window, dh).
+float *generator_layer_state(Generator *g, size_t l);
+// Bytes of attention state holding the sequence now, all layers: the KV cache
+// entries in use (softmax: min(pos, window) tokens) or the fixed state.
+size_t generator_state_bytes_used(const Generator *g);
+// Bytes of attention state allocated, all layers (the cache at full window).
+size_t generator_state_bytes_allocated(const Generator *g);
