@@ -59,31 +59,36 @@ void delta_beta(float a, float *beta, float *one_minus_beta) {
     *one_minus_beta = (float)(x >= 0 ? small : big);
 }
 
+// Row kernels with restrict, so that each is one plain vector loop (the
+// in-place update gets its own kernel: S and Sn may be the same rows).
+static inline void row_axpy(size_t d, float *restrict acc, float c, const float *restrict x) {
+    for (size_t j = 0; j < d; j++) acc[j] += c * x[j];
+}
+static inline void row_decay_add(size_t d, float *restrict x, float lam, float c,
+                                 const float *restrict e) {
+    for (size_t j = 0; j < d; j++) x[j] = lam * x[j] + c * e[j];
+}
+static inline void row_decay_add_to(size_t d, float *restrict out, const float *restrict x,
+                                    float lam, float c, const float *restrict e) {
+    for (size_t j = 0; j < d; j++) out[j] = lam * x[j] + c * e[j];
+}
+
 void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, const float *kh,
                  const float *qh, float *e, float *y, const float *v) {
-    // e = v − λ Sᵀk̂ (the row sum over i is sequential, each row a vector axpy)
+    // e = v − λ Sᵀk̂ (the sum over rows i is sequential, each row a vector axpy)
     for (size_t j = 0; j < d; j++) e[j] = 0.0f;
-    for (size_t i = 0; i < d; i++) {
-        const float *Si = S + i * d;
-        float ki = kh[i];
-        for (size_t j = 0; j < d; j++) e[j] += ki * Si[j];
-    }
+    for (size_t i = 0; i < d; i++) row_axpy(d, e, kh[i], S + i * d);
     for (size_t j = 0; j < d; j++) e[j] = v[j] - lam * e[j];
     if (!Sn) return;
     // Sn = λ S + (β k̂) eᵀ
     for (size_t i = 0; i < d; i++) {
-        const float *Si = S + i * d;
-        float *Ni = Sn + i * d, c = beta * kh[i];
-        for (size_t j = 0; j < d; j++) Ni[j] = lam * Si[j] + c * e[j];
+        if (Sn == S) row_decay_add(d, Sn + i * d, lam, beta * kh[i], e);
+        else row_decay_add_to(d, Sn + i * d, S + i * d, lam, beta * kh[i], e);
     }
     if (!y) return;
     // y = Snᵀ q̂ (e is dead: y may overwrite it)
     for (size_t j = 0; j < d; j++) y[j] = 0.0f;
-    for (size_t i = 0; i < d; i++) {
-        const float *Ni = Sn + i * d;
-        float qi = qh[i];
-        for (size_t j = 0; j < d; j++) y[j] += qi * Ni[j];
-    }
+    for (size_t i = 0; i < d; i++) row_axpy(d, y, qh[i], Sn + i * d);
 }
 
 // ---- saved: the state entering each chunk ----

@@ -242,8 +242,9 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, const
         gemm_serial(1, 0, d, w, L, 1.0f, s.phq, d, s.nt, w, pw[L], s.dst, w);
 
         // through φ, and ADD into the caller's gradients
-        fmap_backward(p->fmap, dq + t0 * d, s.dphq, q + t0 * d, L * d);
-        fmap_backward(p->fmap, dk + t0 * d, s.dphk, k + t0 * d, L * d);
+        // (s.phq, s.phk still hold φ(q), φ(k): the slope reuses them)
+        fmap_backward_phi(p->fmap, dq + t0 * d, s.dphq, q + t0 * d, s.phq, L * d);
+        fmap_backward_phi(p->fmap, dk + t0 * d, s.dphk, k + t0 * d, s.phk, L * d);
         for (size_t j = 0; j < L; j++) {
             float *dvr = dv + (t0 + j) * d;
             const float *gr = s.dvt + j * w;

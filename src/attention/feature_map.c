@@ -1,17 +1,20 @@
 // feature_map.c — array forms of phi and its backward (scalar forms in the header).
+// One loop per map, branch-free bodies, so that each vectorises.
 #include "feature_map.h"
 
 void fmap_forward(FeatureMap m, float *out, const float *x, size_t n) {
-    // one loop per map so each is a plain, vectorisable loop
     switch (m) {
     case FMAP_ELU1:
-        for (size_t i = 0; i < n; i++) out[i] = fmap_phi(FMAP_ELU1, x[i]);
+        for (size_t i = 0; i < n; i++) {
+            float xi = x[i], e = fmap_exp_neg(xi > 0.0f ? 0.0f : xi);  // NaN -> NaN
+            out[i] = xi > 0.0f ? xi + 1.0f : e;
+        }
         break;
     case FMAP_RELU:
         for (size_t i = 0; i < n; i++) out[i] = fmap_phi(FMAP_RELU, x[i]);
         break;
     default:
-        for (size_t i = 0; i < n; i++) out[i] = x[i];
+        if (out != x) memmove(out, x, n * sizeof(float));
         break;
     }
 }
@@ -20,7 +23,10 @@ void fmap_backward(FeatureMap m, float *dx, const float *dout, const float *x, s
     // out = phi(x)  =>  dx += dout * phi'(x)
     switch (m) {
     case FMAP_ELU1:
-        for (size_t i = 0; i < n; i++) dx[i] += dout[i] * fmap_dphi(FMAP_ELU1, x[i]);
+        for (size_t i = 0; i < n; i++) {
+            float xi = x[i], e = fmap_exp_neg(xi > 0.0f ? 0.0f : xi);
+            dx[i] += dout[i] * (xi > 0.0f ? 1.0f : e);
+        }
         break;
     case FMAP_RELU:
         for (size_t i = 0; i < n; i++) dx[i] += x[i] > 0.0f ? dout[i] : 0.0f;
@@ -29,4 +35,14 @@ void fmap_backward(FeatureMap m, float *dx, const float *dout, const float *x, s
         for (size_t i = 0; i < n; i++) dx[i] += dout[i];
         break;
     }
+}
+
+void fmap_backward_phi(FeatureMap m, float *dx, const float *dout, const float *x,
+                       const float *phi, size_t n) {
+    if (m != FMAP_ELU1) {  // relu, identity: the slope needs no exp anyway
+        fmap_backward(m, dx, dout, x, n);
+        return;
+    }
+    // elu1: phi'(x) = 1 (x > 0), exp(x) = phi(x) (x <= 0)
+    for (size_t i = 0; i < n; i++) dx[i] += dout[i] * (x[i] > 0.0f ? 1.0f : phi[i]);
 }

@@ -3,12 +3,13 @@
 
 #include "attention.h"
 
-extern const AttnKind attn_softmax, attn_linear, attn_linear_decay;
+extern const AttnKind attn_softmax, attn_linear, attn_linear_decay, attn_delta;
 
 const AttnKind *const attn_kinds[] = {
     &attn_softmax,
     &attn_linear,
     &attn_linear_decay,
+    &attn_delta,
     NULL,
 };
 

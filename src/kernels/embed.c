@@ -9,8 +9,6 @@
 
 #include "util/pool.h"
 
-#define EMBED_CBLOCK 16  // channels per backward work item: one 64-byte line
-
 // ---- forward ----
 
 typedef struct {
@@ -53,11 +51,11 @@ typedef struct {
     size_t BT, T, C, V;
 } EmbedBwd;
 
-static void embed_bwd_cblocks(void *vctx, size_t lo, size_t hi) {
+// channels [c0, c1): every dwte[v, c], dwpe[t, c] in them gets its rows in
+// (b, t) order, whatever the range, so any split is bit-identical
+static void embed_bwd_channels(void *vctx, size_t c0, size_t c1) {
     const EmbedBwd *k = vctx;
-    size_t C = k->C;
-    size_t c0 = lo * EMBED_CBLOCK, c1 = hi * EMBED_CBLOCK < C ? hi * EMBED_CBLOCK : C;
-    size_t w = c1 - c0;
+    size_t C = k->C, w = c1 - c0;
     for (size_t bt = 0; bt < k->BT; bt++) {
         const float *restrict d = k->dout + bt * C + c0;  // (w) slice of (C)
         if (k->dwte) {
@@ -82,8 +80,6 @@ void embed_backward(float *dwte, float *dwpe, const float *dout, const int *toke
     // forward: out[b, t, :] = wte[tokens[b, t], :] + wpe[t, :]
     if (B == 0 || T == 0 || C == 0 || (!dwte && !dwpe)) return;
     EmbedBwd k = {dwte, dwpe, dout, tokens, B * T, T, C, V};
-    size_t nblocks = (C + EMBED_CBLOCK - 1) / EMBED_CBLOCK;
-    size_t per_block = EMBED_CBLOCK * B * T;
-    size_t grain = (16384 + per_block - 1) / per_block;  // blocks per task: >= ~16k adds each
-    parallel_for(nblocks, grain, embed_bwd_cblocks, &k);
+    size_t grain = (16384 + B * T - 1) / (B * T);  // channels per task: >= ~16k adds each
+    parallel_for(C, grain < 16 ? 16 : grain, embed_bwd_channels, &k);
 }

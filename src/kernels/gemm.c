@@ -6,9 +6,15 @@
 //    pc: GEMM_KC steps of K          (fixed: the K summation order never depends on the partition)
 //     ic: GEMM_MC rows of C          pack op(A)[ic.., pc..]       (mc x kc)
 //      jr, ir: GEMM_NR x GEMM_MR tiles -> gemm_micro              (B sliver stays in L1)
-// The first K block applies beta; later ones add (beta = 1). Every C element
-// is therefore the same chain of operations whichever tile, block or thread
-// computes it, so gemm() gives bit-identical results for any thread count.
+// The first K block applies beta; later ones add (beta = 1).
+//
+// The contract callers build on: every C element is the same chain of
+// operations whatever the tile, block, thread count, or the rest of the
+// product (M, N) — its value depends only on its row of op(A), its column of
+// op(B), K, alpha, beta and its old value. So gemm() is bit-identical for any
+// thread count, and a one-row product (generation) matches the same row of
+// the batched one (training) exactly. The matrix-vector shortcut (gemm_vec)
+// keeps that arithmetic too.
 #include "gemm.h"
 
 #include <pthread.h>
@@ -34,9 +40,10 @@
 #define GEMM_NC (GEMM_NR * 16)
 #endif
 
-// A task of the threaded gemm gets at least this many multiply-adds; below it
-// waking a second thread costs more than it saves.
-#define GEMM_MIN_TASK_FMA ((size_t)1 << 19)
+// A task of the threaded gemm gets at least this many multiply-adds (~8 us at
+// 250 GFLOP/s): waking a pool thread was measured at 5 us best case and ~25 us
+// on average on the busy 2-core target, so smaller splits lose.
+#define GEMM_MIN_TASK_FMA ((size_t)1 << 21)
 
 // ---------------------------------------------------------------- reference
 
@@ -119,19 +126,29 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
             }
         return;
     }
-    // Matrix-vector shapes: a tile would waste 7/8 (M == 1) or 31/32 (N == 1)
-    // of its lanes, and packing would copy a whole operand for one use. The
-    // test is on the global M, N, so all tasks of a product agree on the path.
-    if (g->N == 1) {  // C[i][0] = op(A)[i][:] . op(B)[:][0]
-        gemm_gemv(m0, m1, g->K, g->alpha, g->A, g->transA ? 1 : g->lda, g->transA ? g->lda : 1,
-                  g->B, g->transB ? 1 : g->ldb, g->beta, g->C, g->ldc);
+#if defined(GEMM_HAS_VEC)
+    // Matrix-vector shapes skip packing and the 7/8 (M == 1) or 31/32
+    // (N == 1) of each tile that would be padding; same arithmetic per
+    // element as the tiles. M == 1 with op(B) = B^T is generation's matmul.
+    if (g->N == 1) {  // C[i][0] = sum_k op(A)[i][k] op(B)[k][0]
+        size_t incb = g->transB ? 1 : g->ldb;
+        if (g->transA)
+            gemm_vec(m0, m1, g->K, GEMM_KC, g->alpha, g->A, g->lda, g->B, incb, g->beta, g->C,
+                     g->ldc);
+        else
+            gemm_vec_t(m0, m1, g->K, GEMM_KC, g->alpha, g->A, g->lda, g->B, incb, g->beta, g->C,
+                       g->ldc);
         return;
     }
-    if (g->M == 1) {  // C[0][j] = op(B)[:][j] . op(A)[0][:]
-        gemm_gemv(n0, n1, g->K, g->alpha, g->B, g->transB ? g->ldb : 1, g->transB ? 1 : g->ldb,
-                  g->A, g->transA ? g->lda : 1, g->beta, g->C, 1);
+    if (g->M == 1) {  // C[0][j] = sum_k op(A)[0][k] op(B)[k][j]
+        size_t inca = g->transA ? g->lda : 1;
+        if (g->transB)
+            gemm_vec_t(n0, n1, g->K, GEMM_KC, g->alpha, g->B, g->ldb, g->A, inca, g->beta, g->C, 1);
+        else
+            gemm_vec(n0, n1, g->K, GEMM_KC, g->alpha, g->B, g->ldb, g->A, inca, g->beta, g->C, 1);
         return;
     }
+#endif
     PackBufs *pb = bufs_get();
     for (size_t jc = n0; jc < n1; jc += GEMM_NC) {
         size_t nc = n1 - jc < GEMM_NC ? n1 - jc : GEMM_NC;

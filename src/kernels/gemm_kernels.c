@@ -156,65 +156,87 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
     }
 }
 
-// Matrix-vector: dot products 4 rows at a time (16 lanes, reduced in a fixed
-// order), or 64 outputs at a time accumulated over k.
-void gemm_gemv(size_t r0, size_t r1, size_t K, float alpha, const float *X, size_t rs, size_t ks,
-               const float *v, size_t incv, float beta, float *y, size_t incy) {
-    float s[64];
-    if (ks == 1) {
-        for (size_t r = r0; r < r1; r += 4) {
-            size_t nrow = min_sz(4, r1 - r);
-            // always 4 rows (a short group repeats its last row) so that the
-            // accumulators stay in registers
-            const float *x[4];
-            for (size_t q = 0; q < 4; q++) x[q] = X + (r + min_sz(q, nrow - 1)) * rs;
-            __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
-                             _mm512_setzero_ps()};
-            for (size_t k = 0; k < K; k += 16) {
-                __mmask16 m = mask_first(K - k);
-                __m512 vv;
-                if (incv == 1) {
-                    vv = _mm512_maskz_loadu_ps(m, v + k);
-                } else {
-                    float tmp[16];
-                    for (size_t l = 0; l < 16; l++) tmp[l] = k + l < K ? v[(k + l) * incv] : 0.0f;
-                    vv = _mm512_loadu_ps(tmp);
-                }
-#pragma GCC unroll 4
-                for (size_t q = 0; q < 4; q++)
-                    acc[q] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x[q] + k), vv, acc[q]);
-            }
-#pragma GCC unroll 4
-            for (size_t q = 0; q < 4; q++) s[q] = _mm512_reduce_add_ps(acc[q]);
-            for (size_t q = 0; q < nrow; q++) {
-                float t = alpha * s[q], *yr = y + (r + q) * incy;
-                *yr = beta != 0.0f ? t + beta * *yr : t;
-            }
-        }
-        return;
-    }
-    for (size_t r = r0; r < r1; r += 64) {  // rs == 1
+// Outputs 64 at a time (4 zmm of running results), K blocks as in gemm.c.
+void gemm_vec(size_t r0, size_t r1, size_t K, size_t kb, float alpha, const float *x, size_t ldx,
+              const float *s, size_t incs, float beta, float *y, size_t incy) {
+    __m512 va = _mm512_set1_ps(alpha);
+    for (size_t r = r0; r < r1; r += 64) {
         size_t n = min_sz(64, r1 - r);
         __mmask16 m[4];
-        __m512 acc[4];
-#pragma GCC unroll 4
-        for (size_t q = 0; q < 4; q++) {
-            m[q] = mask_first(n > 16 * q ? n - 16 * q : 0);
-            acc[q] = _mm512_setzero_ps();
+        __m512 out[4];
+        float tmp[64];  // y gathered / to scatter when incy != 1
+        for (int q = 0; q < 4; q++) {
+            m[q] = mask_first(n > 16 * (size_t)q ? n - 16 * (size_t)q : 0);
+            out[q] = _mm512_setzero_ps();
         }
-        for (size_t k = 0; k < K; k++) {
-            const float *x = X + r + k * ks;
-            __m512 vk = _mm512_set1_ps(v[k * incv]);
-#pragma GCC unroll 4
-            for (size_t q = 0; q < 4; q++)  // a zero mask reads nothing
-                acc[q] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m[q], x + 16 * q), vk, acc[q]);
+        if (beta != 0.0f) {
+            for (size_t i = 0; i < n; i++) tmp[i] = y[(r + i) * incy];
+            for (int q = 0; q < 4; q++) out[q] = _mm512_maskz_loadu_ps(m[q], tmp + 16 * q);
         }
+        for (size_t k0 = 0; k0 < K; k0 += kb) {
+            size_t k1 = min_sz(K, k0 + kb);
+            __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                             _mm512_setzero_ps()};
+            for (size_t k = k0; k < k1; k++) {
+                __m512 sk = _mm512_set1_ps(s[k * incs]);
+                const float *xk = x + k * ldx + r;
 #pragma GCC unroll 4
-        for (size_t q = 0; q < 4; q++) _mm512_storeu_ps(s + 16 * q, acc[q]);
-        for (size_t i = 0; i < n; i++) {
-            float t = alpha * s[i], *yr = y + (r + i) * incy;
-            *yr = beta != 0.0f ? t + beta * *yr : t;
+                for (int q = 0; q < 4; q++)  // a zero mask reads nothing
+                    acc[q] = _mm512_fmadd_ps(sk, _mm512_maskz_loadu_ps(m[q], xk + 16 * q), acc[q]);
+            }
+            float b = k0 == 0 ? beta : 1.0f;
+            __m512 vb = _mm512_set1_ps(b);
+#pragma GCC unroll 4
+            for (int q = 0; q < 4; q++) {
+                __m512 t = _mm512_mul_ps(va, acc[q]);
+                out[q] = b != 0.0f ? _mm512_fmadd_ps(vb, out[q], t) : t;
+            }
         }
+        for (int q = 0; q < 4; q++) _mm512_storeu_ps(tmp + 16 * q, out[q]);
+        for (size_t i = 0; i < n; i++) y[(r + i) * incy] = tmp[i];
+    }
+}
+
+// Outputs 32 at a time: two groups of 16 rows, each transposed 16 k at a
+// time so that one zmm holds 16 outputs' values at one k; two independent
+// FMA chains hide the FMA latency.
+void gemm_vec_t(size_t r0, size_t r1, size_t K, size_t kb, float alpha, const float *x,
+                size_t ldx, const float *s, size_t incs, float beta, float *y, size_t incy) {
+    __m512 va = _mm512_set1_ps(alpha);
+    for (size_t r = r0; r < r1; r += 32) {
+        size_t n = min_sz(32, r1 - r);
+        size_t rows[2] = {min_sz(16, n), n > 16 ? n - 16 : 0};
+        float tmp[32];
+        __m512 out[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+        if (beta != 0.0f) {
+            for (size_t i = 0; i < 32; i++) tmp[i] = i < n ? y[(r + i) * incy] : 0.0f;
+            out[0] = _mm512_loadu_ps(tmp);
+            out[1] = _mm512_loadu_ps(tmp + 16);
+        }
+        for (size_t k0 = 0; k0 < K; k0 += kb) {
+            size_t k1 = min_sz(K, k0 + kb);
+            __m512 acc[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+            for (size_t kk = k0; kk < k1; kk += 16) {
+                size_t w = min_sz(16, k1 - kk);
+                __m512 t0[16], t1[16];
+                load_transposed(t0, x + r * ldx, ldx, rows[0], kk, w);
+                if (rows[1]) load_transposed(t1, x + (r + 16) * ldx, ldx, rows[1], kk, w);
+                for (size_t c = 0; c < w; c++) {
+                    __m512 sk = _mm512_set1_ps(s[(kk + c) * incs]);
+                    acc[0] = _mm512_fmadd_ps(sk, t0[c], acc[0]);
+                    if (rows[1]) acc[1] = _mm512_fmadd_ps(sk, t1[c], acc[1]);
+                }
+            }
+            float b = k0 == 0 ? beta : 1.0f;
+            __m512 vb = _mm512_set1_ps(b);
+            for (int g = 0; g < 2; g++) {
+                __m512 t = _mm512_mul_ps(va, acc[g]);
+                out[g] = b != 0.0f ? _mm512_fmadd_ps(vb, out[g], t) : t;
+            }
+        }
+        _mm512_storeu_ps(tmp, out[0]);
+        _mm512_storeu_ps(tmp + 16, out[1]);
+        for (size_t i = 0; i < n; i++) y[(r + i) * incy] = tmp[i];
     }
 }
 
@@ -292,7 +314,7 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
 #endif
 
 #if !defined(__AVX512F__)
-// ================================================================ portable packing and matrix-vector (AVX2, plain C)
+// ================================================================ portable packing (AVX2, plain C)
 
 void gemm_pack_a(float *ap, int transA, const float *A, size_t lda, size_t i0, size_t mc,
                  size_t k0, size_t kc) {
@@ -318,41 +340,6 @@ void gemm_pack_b(float *bp, int transB, const float *B, size_t ldb, size_t k0, s
                 dst[k * GEMM_NR + j] = transB ? B[(j0 + q + j) * ldb + k0 + k]
                                               : B[(k0 + k) * ldb + j0 + q + j];
             for (size_t j = nr; j < GEMM_NR; j++) dst[k * GEMM_NR + j] = 0.0f;
-        }
-    }
-}
-
-void gemm_gemv(size_t r0, size_t r1, size_t K, float alpha, const float *X, size_t rs, size_t ks,
-               const float *v, size_t incv, float beta, float *y, size_t incy) {
-    if (ks == 1) {
-        // rows of X contiguous: a dot product per output, 16 partial sums
-        // (k mod 16) added in a fixed order at the end
-        for (size_t r = r0; r < r1; r++) {
-            const float *x = X + r * rs;
-            float lane[16] = {0};
-            size_t k = 0;
-            for (; k + 16 <= K; k += 16)
-                for (size_t l = 0; l < 16; l++) lane[l] += x[k + l] * v[(k + l) * incv];
-            float s = 0.0f;
-            for (size_t l = 0; l < 16; l++) s += lane[l];
-            for (; k < K; k++) s += x[k] * v[k * incv];
-            float t = alpha * s, *yr = y + r * incy;
-            *yr = beta != 0.0f ? t + beta * *yr : t;
-        }
-        return;
-    }
-    // columns of X contiguous (rs == 1): accumulate 64 outputs at a time, k ascending
-    for (size_t r = r0; r < r1; r += 64) {
-        size_t n = r1 - r < 64 ? r1 - r : 64;
-        float acc[64] = {0};
-        for (size_t k = 0; k < K; k++) {
-            const float *x = X + r * rs + k * ks;
-            float vk = v[k * incv];
-            for (size_t i = 0; i < n; i++) acc[i] += x[i * rs] * vk;
-        }
-        for (size_t i = 0; i < n; i++) {
-            float t = alpha * acc[i], *yr = y + (r + i) * incy;
-            *yr = beta != 0.0f ? t + beta * *yr : t;
         }
     }
 }

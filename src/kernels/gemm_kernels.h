@@ -45,10 +45,20 @@ void gemm_pack_b(float *bp, int transB, const float *B, size_t ldb, size_t k0, s
 void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
                 size_t nr, float alpha, float beta);
 
-// Matrix-vector products (the M == 1 and N == 1 shapes), for r in [r0, r1):
-//   y[r*incy] = alpha * sum_k X[r*rs + k*ks] * v[k*incv] + beta * y[r*incy]
-// (beta == 0: y is not read). One of rs, ks must be 1; which one selects the
-// loop (dot products along k, or 16-wide columns accumulated over k), and each
-// output's arithmetic is fixed by (rs, ks, K) alone.
-void gemm_gemv(size_t r0, size_t r1, size_t K, float alpha, const float *X, size_t rs, size_t ks,
-               const float *v, size_t incv, float beta, float *y, size_t incy);
+#if defined(__AVX512F__)
+#define GEMM_HAS_VEC 1
+// The M == 1 / N == 1 products whose outputs run along the contiguous
+// direction of one operand (op(B) = B with M == 1, op(A) = A^T with N == 1),
+// for outputs r in [r0, r1), without packing or wasted tile lanes:
+//   per K block [k0, k0 + kb): acc(r) = sum_k x[k*ldx + r] * s[k*incs], k ascending, FMA from 0
+//   y[r*incy] = alpha*acc + b*y[r*incy],  b = beta for the first block (0: y not read), else 1
+// That is gemm_micro's arithmetic step for step (an FMA's product is
+// symmetric), so these outputs are bit-identical to the tiled path's.
+void gemm_vec(size_t r0, size_t r1, size_t K, size_t kb, float alpha, const float *x, size_t ldx,
+              const float *s, size_t incs, float beta, float *y, size_t incy);
+// The other two (op(B) = B^T with M == 1, op(A) = A with N == 1: outputs
+// along rows of an operand), same arithmetic, x transposed in registers:
+//   acc(r) = sum_k x[r*ldx + k] * s[k*incs]
+void gemm_vec_t(size_t r0, size_t r1, size_t K, size_t kb, float alpha, const float *x,
+                size_t ldx, const float *s, size_t incs, float beta, float *y, size_t incy);
+#endif

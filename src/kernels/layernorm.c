@@ -1,10 +1,12 @@
 // layernorm.c — LayerNorm over the last dim (eps 1e-5, biased variance, as
 // PyTorch), with affine weight and bias.
 //
-// Row reductions use 16 interleaved partial sums folded pairwise at the end:
-// element i always lands in lane i % 16, so the order is fixed by C alone (not
-// by threads or by what the vectoriser chose), and gcc turns the lanes into
-// one vector register without -ffast-math.
+// Row reductions use 16 interleaved partial sums, folded pairwise at the end,
+// plus the < 16 leftover elements summed in order and added last. The order is
+// fixed by C alone (not by threads or by what the vectoriser chose), and gcc
+// turns the 16 lanes into one vector register without -ffast-math. (Keeping
+// each reduction to one accumulator array, and the tail out of it, matters:
+// gcc spills the lanes to the stack otherwise, at 3x the cost.)
 //
 // mean and rstd are saved per row in the forward (2 floats a row) so the
 // backward needs no reduction over x of its own.
@@ -16,7 +18,7 @@
 
 #define LN_EPS 1e-5f
 #define LANES 16
-#define LN_CBLOCK 16  // channels per work item of the dw/db pass
+#define LN_CBLOCK 64  // channels whose dw, db sums a task keeps in registers
 
 static inline float fold(float acc[LANES]) {
     for (size_t s = LANES / 2; s > 0; s /= 2)
@@ -26,28 +28,43 @@ static inline float fold(float acc[LANES]) {
 
 // sum_i x[i]
 static inline float sum_row(const float *restrict x, size_t n) {
-    float acc[LANES] = {0};
+    float acc[LANES] = {0}, tail = 0;
     size_t i = 0;
     for (; i + LANES <= n; i += LANES)
         for (size_t j = 0; j < LANES; j++) acc[j] += x[i + j];
-    for (size_t j = 0; i + j < n; j++) acc[j] += x[i + j];
-    return fold(acc);
+    for (; i < n; i++) tail += x[i];
+    return fold(acc) + tail;
 }
 
 // sum_i (x[i] - m)^2
 static inline float sumsq_dev_row(const float *restrict x, float m, size_t n) {
-    float acc[LANES] = {0};
+    float acc[LANES] = {0}, tail = 0;
     size_t i = 0;
     for (; i + LANES <= n; i += LANES)
-        for (size_t j = 0; j < LANES; j++) {
-            float d = x[i + j] - m;
-            acc[j] += d * d;
-        }
-    for (size_t j = 0; i + j < n; j++) {
-        float d = x[i + j] - m;
-        acc[j] += d * d;
-    }
-    return fold(acc);
+        for (size_t j = 0; j < LANES; j++) acc[j] += (x[i + j] - m) * (x[i + j] - m);
+    for (; i < n; i++) tail += (x[i] - m) * (x[i] - m);
+    return fold(acc) + tail;
+}
+
+// sum_i a[i] b[i]
+static inline float dot_row(const float *restrict a, const float *restrict b, size_t n) {
+    float acc[LANES] = {0}, tail = 0;
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (size_t j = 0; j < LANES; j++) acc[j] += a[i + j] * b[i + j];
+    for (; i < n; i++) tail += a[i] * b[i];
+    return fold(acc) + tail;
+}
+
+// sum_i a[i] b[i] xhat[i], xhat = (x - m) s
+static inline float dot_xhat_row(const float *restrict a, const float *restrict b,
+                                 const float *restrict x, float m, float s, size_t n) {
+    float acc[LANES] = {0}, tail = 0;
+    size_t i = 0;
+    for (; i + LANES <= n; i += LANES)
+        for (size_t j = 0; j < LANES; j++) acc[j] += a[i + j] * b[i + j] * ((x[i + j] - m) * s);
+    for (; i < n; i++) tail += a[i] * b[i] * ((x[i] - m) * s);
+    return fold(acc) + tail;
 }
 
 // ---- forward ----
@@ -109,21 +126,9 @@ static void ln_bwd_rows(void *vctx, size_t lo, size_t hi) {
         const float *restrict d = k->dout + r * C;   // (C)
         float *restrict dx = k->dinp + r * C;        // (C)
         float m = k->mean[r], s = k->rstd[r];
-        // sum g and sum g * xhat, fused in one pass with the same lane layout
-        float ag[LANES] = {0}, agx[LANES] = {0};
-        size_t i = 0;
-        for (; i + LANES <= C; i += LANES)
-            for (size_t j = 0; j < LANES; j++) {
-                float g = d[i + j] * w[i + j];
-                ag[j] += g;
-                agx[j] += g * ((x[i + j] - m) * s);
-            }
-        for (size_t j = 0; i + j < C; j++) {
-            float g = d[i + j] * w[i + j];
-            ag[j] += g;
-            agx[j] += g * ((x[i + j] - m) * s);
-        }
-        float mg = fold(ag) / (float)C, mgx = fold(agx) / (float)C;
+        // mean of g = dout * w and of g * xhat (two passes: see the top of the file)
+        float mg = dot_row(d, w, C) / (float)C;
+        float mgx = dot_xhat_row(d, w, x, m, s, C) / (float)C;
         for (size_t c = 0; c < C; c++) {
             float xhat = (x[c] - m) * s;
             dx[c] += s * (d[c] * w[c] - mg - xhat * mgx);
@@ -131,26 +136,36 @@ static void ln_bwd_rows(void *vctx, size_t lo, size_t hi) {
     }
 }
 
-static void ln_bwd_cblocks(void *vctx, size_t lo, size_t hi) {
-    const LnBwd *k = vctx;
+// dw, db for channels [c0, c0 + wdt), wdt <= LN_CBLOCK, summed over rows in
+// order. Inlined with the constant LN_CBLOCK for full blocks, so the sums stay
+// in vector registers across the row loop.
+static inline void ln_dwdb_block(const LnBwd *k, size_t c0, size_t wdt) {
     size_t C = k->C;
-    for (size_t blk = lo; blk < hi; blk++) {
-        size_t c0 = blk * LN_CBLOCK, c1 = c0 + LN_CBLOCK < C ? c0 + LN_CBLOCK : C;
-        size_t wdt = c1 - c0;
-        float sw[LN_CBLOCK] = {0}, sb[LN_CBLOCK] = {0};
-        for (size_t r = 0; r < k->N; r++) {
-            const float *restrict x = k->inp + r * C + c0;   // (wdt) slice of (C)
-            const float *restrict d = k->dout + r * C + c0;  // (wdt) slice of (C)
-            float m = k->mean[r], s = k->rstd[r];
-            for (size_t c = 0; c < wdt; c++) {
-                sw[c] += d[c] * ((x[c] - m) * s);
-                sb[c] += d[c];
-            }
+    float sw[LN_CBLOCK] = {0}, sb[LN_CBLOCK] = {0};
+    for (size_t r = 0; r < k->N; r++) {
+        const float *restrict x = k->inp + r * C + c0;   // (wdt) slice of (C)
+        const float *restrict d = k->dout + r * C + c0;  // (wdt) slice of (C)
+        float m = k->mean[r], s = k->rstd[r];
+        for (size_t c = 0; c < wdt; c++) {
+            sw[c] += d[c] * ((x[c] - m) * s);
+            sb[c] += d[c];
         }
-        if (k->dw)
-            for (size_t c = 0; c < wdt; c++) k->dw[c0 + c] += sw[c];
-        if (k->db)
-            for (size_t c = 0; c < wdt; c++) k->db[c0 + c] += sb[c];
+    }
+    if (k->dw)
+        for (size_t c = 0; c < wdt; c++) k->dw[c0 + c] += sw[c];
+    if (k->db)
+        for (size_t c = 0; c < wdt; c++) k->db[c0 + c] += sb[c];
+}
+
+// Channels [lo, hi). Each channel's sum is the same whatever range it lands
+// in, so any split is fine.
+static void ln_bwd_channels(void *vctx, size_t lo, size_t hi) {
+    const LnBwd *k = vctx;
+    for (size_t c0 = lo; c0 < hi; c0 += LN_CBLOCK) {
+        if (hi - c0 >= LN_CBLOCK)
+            ln_dwdb_block(k, c0, LN_CBLOCK);
+        else
+            ln_dwdb_block(k, c0, hi - c0);
     }
 }
 
@@ -162,7 +177,7 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
     LnBwd k = {dinp, dw, db, dout, inp, w, mean, rstd, N, C};
     if (dinp) parallel_for(N, (16384 + C - 1) / C, ln_bwd_rows, &k);
     if (dw || db) {
-        size_t nblocks = (C + LN_CBLOCK - 1) / LN_CBLOCK, per_block = LN_CBLOCK * N;
-        parallel_for(nblocks, (16384 + per_block - 1) / per_block, ln_bwd_cblocks, &k);
+        size_t grain = (16384 + N - 1) / N;  // channels per task: >= ~16k elements each
+        parallel_for(C, grain < 16 ? 16 : grain, ln_bwd_channels, &k);
     }
 }

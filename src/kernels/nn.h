@@ -17,6 +17,8 @@ void matmul_backward(float *dinp, float *dw, const float *dout, const float *inp
 
 // ---- token (+ position) embedding ----
 // out (B, T, C) = wte[tokens[b,t]] + wpe[t]   (wpe may be NULL: pos = none)
+// tokens (B, T) must lie in [0, V); the backward skips any that do not rather
+// than write out of bounds. dwte (V, C), dwpe (T, C).
 void embed_forward(float *out, const int *tokens, const float *wte, const float *wpe, size_t B,
                    size_t T, size_t C);
 void embed_backward(float *dwte, float *dwpe, const float *dout, const int *tokens, size_t B,
@@ -24,23 +26,27 @@ void embed_backward(float *dwte, float *dwpe, const float *dout, const int *toke
 
 // ---- LayerNorm over the last dim, eps 1e-5, affine w, b of size C ----
 // out, inp (N, C); mean, rstd (N) saved for backward (cheap: 2 floats a row,
-// and they spare the backward a second reduction pass).
+// and they spare the backward a second reduction pass); either may be NULL
+// when no backward follows. Biased variance, as PyTorch.
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                        const float *b, size_t N, size_t C);
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, size_t N, size_t C);
 
-// ---- GELU, tanh approximation ----
+// ---- GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) ----
+// out, inp (n) must not overlap; dinp, inp, dout (n) likewise.
 void gelu_forward(float *out, const float *inp, size_t n);
 void gelu_backward(float *dinp, const float *inp, const float *dout, size_t n);
 
-// ---- residual: out = a + b ----
+// ---- residual: out = a + b (out may be a or b) ----
 void add_forward(float *out, const float *a, const float *b, size_t n);
 
 // ---- cross-entropy fused with softmax ----
 // logits (N, V); targets (N), a target < 0 is not scored. probs (N, V) saved.
 // Returns the mean loss over scored positions (0 if none); *n_scored gets the count.
 // losses (N) gets per-position loss (0 where not scored); may be NULL.
+// A target >= V is a caller bug: its loss is NaN (so it is caught), never an
+// out-of-bounds access.
 double crossentropy_forward(float *probs, float *losses, const float *logits, const int *targets,
                             size_t N, size_t V, size_t *n_scored);
 // dlogits (N, V) += (probs - onehot(target)) * dloss / n_scored, for scored rows.
@@ -52,6 +58,8 @@ void crossentropy_backward(float *dlogits, const float *probs, const int *target
 double global_norm(const float *g, size_t n);
 // One AdamW step on n values: m, v moments; decoupled weight decay `wd` is
 // applied only when the caller passes nonzero (matrices and embeddings).
-// step is 1-based for bias correction.
+// step is 1-based for bias correction. In PyTorch's order, with g' = g * grad_scale:
+//   p *= 1 - lr wd;  m = b1 m + (1-b1) g';  v = b2 v + (1-b2) g'^2;
+//   p -= lr / (1 - b1^step) * m / (sqrt(v) / sqrt(1 - b2^step) + eps)
 void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
                   float beta2, float eps, float wd, float grad_scale, long step);

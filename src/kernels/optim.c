@@ -54,13 +54,15 @@ double global_norm(const float *g, size_t n) {
 
 // ---- AdamW ----
 //
-// PyTorch's torch.optim.AdamW, operation for operation (float per element,
-// scalars formed in double as Python does):
+// torch.optim.AdamW's sequence of float operations per element, with the
+// scalars formed in double as Python does:
 //   g  = grad * grad_scale                       (the clipping factor)
 //   p  = p * (1 - lr * wd)                       (decoupled decay, before the step)
-//   m  = b1 m + (1 - b1) g,   v = b2 v + (1 - b2) g^2
-//   p -= (lr / bc1) * m / (sqrt(v) / sqrt(bc2) + eps),   bc = 1 - b^step
+//   m  = b1 m + (1 - b1) g,   v = b2 v + (1 - b2) g g
+//   p -= (lr / bc1) * (m / (sqrt(v) / sqrt(bc2) + eps)),   bc = 1 - b^step
 // which is p -= lr * mhat / (sqrt(vhat) + eps) with mhat = m / bc1, vhat = v / bc2.
+// (PyTorch forms m with lerp, m + (1 - b1) (g - m): the same value up to the
+// last bit.)
 
 #define ADAMW_GRAIN 8192
 
@@ -71,8 +73,9 @@ typedef struct {
 } AdamCtx;
 
 // One element, the reference for the SIMD paths below, which perform the same
-// IEEE operations in the same order (no FMA), so every lane gives the bits this
-// gives. They exist only because sqrtf's errno path stops gcc vectorising this.
+// IEEE operations in the same order, so every lane gives the bits this gives
+// (gcc in ISO C mode, -std=c11, fuses no a * b + c into an FMA on its own).
+// They exist only because sqrtf's errno path stops gcc vectorising this loop.
 static inline void adamw_one(const AdamCtx *k, float *p, float *m, float *v, float g) {
     float gi = g * k->grad_scale;
     float mi = k->b1 * *m + k->one_m_b1 * gi;

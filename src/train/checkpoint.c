@@ -104,7 +104,17 @@ int checkpoint_load(const char *path, Model *m, AdamW *o, TrainState *s) {
     int rc = open_checked(path, &f);
     if (rc) return rc;
     size_t nb = m->n_floats * sizeof(float);
+    // The state first: its parameter count explains a size mismatch better
+    // than "section 'params' has N bytes" would.
     const unsigned char *st = binfile_get(&f, "state", STATE_FIELDS * 8);
+    TrainState tmp = {0};
+    if (st) state_unpack(st, &tmp);
+    if (st && tmp.n_floats != m->n_floats) {
+        binfile_free(&f);
+        return err_set(ERR_RUNTIME, "%s: holds %llu parameter floats, the model has %zu (other model "
+                       "settings, or data with a different vocabulary)", path,
+                       (unsigned long long)tmp.n_floats, m->n_floats);
+    }
     const void *p = st ? binfile_get(&f, "params", nb) : NULL;
     const void *am = p && o ? binfile_get(&f, "adam_m", nb) : p;
     const void *av = am && o ? binfile_get(&f, "adam_v", nb) : am;
@@ -112,13 +122,6 @@ int checkpoint_load(const char *path, Model *m, AdamW *o, TrainState *s) {
         binfile_free(&f);
         return err_wrap(ERR_RUNTIME, "checkpoint does not match the model (was it written by another "
                                      "configuration?): ");
-    }
-    TrainState tmp;
-    state_unpack(st, &tmp);
-    if (tmp.n_floats != m->n_floats) {
-        binfile_free(&f);
-        return err_set(ERR_RUNTIME, "%s: holds %llu parameter floats, the model has %zu", path,
-                       (unsigned long long)tmp.n_floats, m->n_floats);
     }
     memcpy(m->data, p, nb);
     if (o) {

@@ -15,12 +15,12 @@
 static char e2e_dir[256];    // a fresh temporary folder per test program
 static char e2e_out[65536];  // stdout + stderr of the last run
 
-static const char *lmtrain_bin(void) {
+static inline const char *lmtrain_bin(void) {
     const char *b = getenv("LMTRAIN");
     return b && *b ? b : "./lmtrain";
 }
 
-static void e2e_setup(void) {
+static inline void e2e_setup(void) {
     snprintf(e2e_dir, sizeof e2e_dir, "/tmp/lmtrain-e2e-XXXXXX");
     if (!mkdtemp(e2e_dir)) {
         perror("mkdtemp");
@@ -28,19 +28,19 @@ static void e2e_setup(void) {
     }
 }
 
-static void e2e_teardown(void) {
+static inline void e2e_teardown(void) {
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", e2e_dir);
     if (system(cmd) != 0) fprintf(stderr, "warning: could not remove %s\n", e2e_dir);
 }
 
 // Path inside the test folder.
-static const char *tpath(char *buf, size_t cap, const char *rel) {
+static inline const char *tpath(char *buf, size_t cap, const char *rel) {
     snprintf(buf, cap, "%s/%s", e2e_dir, rel);
     return buf;
 }
 
-static void write_text(const char *path, const char *text) {
+static inline void write_text(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
     if (!f) {
         perror(path);
@@ -51,7 +51,7 @@ static void write_text(const char *path, const char *text) {
 }
 
 // A small deterministic corpus with enough structure to learn.
-static void write_corpus(const char *path, size_t bytes) {
+static inline void write_corpus(const char *path, size_t bytes) {
     FILE *f = fopen(path, "w");
     if (!f) {
         perror(path);
@@ -71,7 +71,7 @@ static void write_corpus(const char *path, size_t bytes) {
 
 // Starts lmtrain with argv (NULL-terminated, without the program name),
 // output to a file; returns the pid.
-static pid_t spawn_lmtrain(char *const argv[], const char *log) {
+static inline pid_t spawn_lmtrain(char *const argv[], const char *log) {
     char *args[64];
     int n = 0;
     args[n++] = (char *)lmtrain_bin();
@@ -91,7 +91,7 @@ static pid_t spawn_lmtrain(char *const argv[], const char *log) {
     return pid;
 }
 
-static int wait_status(pid_t pid) {
+static inline int wait_status(pid_t pid) {
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
@@ -99,7 +99,7 @@ static int wait_status(pid_t pid) {
     return 128 + WTERMSIG(st);  // killed by a signal: never an acceptable outcome
 }
 
-static void slurp_into(const char *path, char *buf, size_t cap) {
+static inline void slurp_into(const char *path, char *buf, size_t cap) {
     buf[0] = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return;
@@ -110,7 +110,7 @@ static void slurp_into(const char *path, char *buf, size_t cap) {
 
 // Runs lmtrain to completion with the given args; returns its exit status
 // and leaves its combined output in e2e_out.
-static int run_lmtrain(char *const argv[]) {
+static inline int run_lmtrain(char *const argv[]) {
     char log[512];
     tpath(log, sizeof log, "last.log");
     int rc = wait_status(spawn_lmtrain(argv, log));
@@ -118,13 +118,13 @@ static int run_lmtrain(char *const argv[]) {
     return rc;
 }
 
-static int file_exists(const char *p) {
+static inline int file_exists(const char *p) {
     struct stat st;
     return stat(p, &st) == 0;
 }
 
 // Reads a whole file into a malloc'd buffer (NUL-terminated); *n gets the size.
-static char *read_all(const char *path, size_t *n) {
+static inline char *read_all(const char *path, size_t *n) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     fseek(f, 0, SEEK_END);
@@ -140,7 +140,7 @@ static char *read_all(const char *path, size_t *n) {
 
 // metrics.csv with the two wall-clock columns (tokens_per_s, elapsed_s)
 // blanked: everything else must be bit-identical between equivalent runs.
-static char *metrics_without_timing(const char *path) {
+static inline char *metrics_without_timing(const char *path) {
     char *text = read_all(path, NULL);
     if (!text) return NULL;
     // find the column indices from the header

@@ -160,7 +160,7 @@ static void ln_det_run(void *vctx, unsigned char *bytes) {
 }
 
 // N = 1300 rows of C = 40: the row pass gets ~410-row grains (3 tasks at 3
-// threads) and the channel pass 3 blocks of 16 channels.
+// threads) and the channel pass 16-channel grains (3 tasks).
 static void test_layernorm_thread_count_invariant(void) {
     Rng rng;
     rng_seed(&rng, 7);

@@ -1,0 +1,214 @@
+// delta.c — the attention kind `delta`: fast weights that correct instead of only adding.
+//
+// Per head (math in delta_chunk.h): k̂ = φ(k)/(Σφ(k) + eps), q̂ likewise,
+// β_t = sigmoid(a_t) with a_t = w_βᵀ x_t the kind's one aux input per head and
+// token (n_aux = 1: the model projects it beside q, k, v), and
+//   S_t = λ S_{t-1} + β_t k̂_t (v_t − λ S_{t-1}ᵀ k̂_t)ᵀ,   y_t = S_tᵀ q̂_t.
+//
+// How the [attention] keys apply to delta:
+//   feature_map   φ, as for the linear kinds (elu1 > 0 always; relu may give a
+//                 key with Σφ = 0, which then writes and reads nothing).
+//   normalize     true: sum-normalise φ(q) and φ(k) (Schlag et al. 2021); this
+//                 bounds ‖k̂‖ ≤ 1, which keeps the delta update contractive.
+//                 false: k̂ = φ(k), q̂ = φ(q) raw; stable only while
+//                 β‖φ(k)‖² < 2 — for experiments, not for training by default.
+//                 There is no separate read-out normaliser: the sum-normalised
+//                 q̂ plays that role (so identity φ needs normalize = false).
+//   eps           added to Σφ in both sum-normalisations.
+//   decay_init, decay_learnable
+//                 uses_decay = 1: one θ per head, λ = sigmoid(θ), initialised to
+//                 logit(decay_init), learned unless decay_learnable = false.
+//                 decay_init close to 1 (0.99: a horizon of ~100 tokens) means
+//                 nearly no decay; decay_init = 0.9999 with decay_learnable =
+//                 false is the plain delta rule for all practical lengths.
+//                 (θ = NULL, which only tests pass, means λ = 1 exactly.)
+//   chunk         the recompute granularity of the training form: forward keeps
+//                 the state at each chunk start, backward recomputes inside one
+//                 chunk. Memory per (b, h) is (T/chunk + chunk)·dh² floats,
+//                 smallest near chunk = √T; results do not depend on it.
+//   state_init    zero or identity S_0 (decaying like any other term).
+//   AttnConfig.decay is not consulted: decay is on iff θ is given.
+#include <math.h>
+#include <string.h>
+
+#include "attention/attention.h"
+#include "attention/delta_chunk.h"
+#include "util/pool.h"
+
+// sigmoid(x) without overflow for any x
+static double sigmoid(double x) {
+    if (x >= 0) return 1.0 / (1.0 + exp(-x));
+    double e = exp(x);
+    return e / (1.0 + e);
+}
+
+static float lambda_of(const float *theta, size_t h) {
+    return theta ? (float)sigmoid((double)theta[h]) : 1.0f;
+}
+
+static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, size_t h) {
+    DeltaSlab p;
+    p.T = T;
+    p.dh = (size_t)c->dh;
+    size_t C = c->chunk > 0 ? (size_t)c->chunk : 1;
+    p.chunk = C < T ? C : T;  // a chunk longer than T is one chunk of T
+    if (p.chunk == 0) p.chunk = 1;
+    p.fmap = c->feature_map;
+    p.eps = c->eps;
+    p.normalize = c->normalize;
+    p.state_identity = c->state_identity;
+    p.lam = lambda_of(theta, h);
+    return p;
+}
+
+// ---- work layout ----
+// [ norm (B*H) | dλ (B*H) | slab 0 | slab 1 | ... ]
+// norm: ||S_T||_F per (b, h) from the last forward (for last_state_norm);
+// dλ: per-(b, h) partials of backward, summed over b in order afterwards;
+// slab: that (b, h)'s saved chunk-start states (forward -> backward), then its scratch.
+
+static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+static size_t slab_floats(const AttnConfig *c, size_t T, size_t *saved_out) {
+    DeltaSlab p = slab_params(c, T, NULL, 0);
+    size_t saved = round16(delta_saved_floats(&p));
+    if (saved_out) *saved_out = saved;
+    return saved + round16(delta_scratch_floats(&p));
+}
+
+static size_t delta_work_floats(const AttnConfig *c, size_t B, size_t T) {
+    size_t BH = B * (size_t)c->heads;
+    return round16(2 * BH) + BH * slab_floats(c, T, NULL);
+}
+
+// ---- training form: one (b, h) slab per task ----
+
+typedef struct {
+    const AttnConfig *c;
+    size_t B, T;
+    float *y, *dq, *dk, *dv, *da, *work;
+    const float *dy, *q, *k, *v, *a, *theta;
+} Job;
+
+static void forward_slabs(void *ctx, size_t lo, size_t hi) {
+    const Job *J = ctx;
+    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
+    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
+    float *slabs = J->work + round16(2 * BH);
+    for (size_t bh = lo; bh < hi; bh++) {
+        DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
+        float *ws = slabs + bh * sf;
+        J->work[bh] = (float)delta_chunk_forward(&p, J->y + bh * n, ws, ws + saved, J->q + bh * n,
+                                                 J->k + bh * n, J->v + bh * n, J->a + bh * J->T);
+    }
+}
+
+static void backward_slabs(void *ctx, size_t lo, size_t hi) {
+    const Job *J = ctx;
+    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
+    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
+    float *slabs = J->work + round16(2 * BH);
+    for (size_t bh = lo; bh < hi; bh++) {
+        DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
+        float *ws = slabs + bh * sf;
+        double dl = delta_chunk_backward(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n,
+                                         J->da ? J->da + bh * J->T : NULL, J->dy + bh * n, ws,
+                                         ws + saved, J->q + bh * n, J->k + bh * n, J->v + bh * n,
+                                         J->a + bh * J->T);
+        J->work[BH + bh] = (float)dl;
+    }
+}
+
+// y, q, k, v (B, H, T, dh); aux (B, H, T, 1) the β logits; theta (H) or NULL (λ = 1)
+static void delta_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
+                          const float *q, const float *k, const float *v, const float *aux,
+                          const float *theta) {
+    Job J = {.c = c, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k, .v = v, .a = aux,
+             .theta = theta};
+    parallel_for(B * (size_t)c->heads, 1, forward_slabs, &J);
+}
+
+static void delta_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
+                           float *dv, float *daux, float *dtheta, const float *dy, float *work,
+                           const float *q, const float *k, const float *v, const float *aux,
+                           const float *theta, const float *y) {
+    (void)y;  // y is not needed: backward recomputes what it reads
+    Job J = {.c = c, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .da = daux, .work = work,
+             .dy = dy, .q = q, .k = k, .v = v, .a = aux, .theta = theta};
+    size_t H = (size_t)c->heads, BH = B * H;
+    parallel_for(BH, 1, backward_slabs, &J);
+    if (!theta || !dtheta) return;
+    // λ = sigmoid(θ)  =>  dθ = dλ · λ (1 − λ), with 1 − λ = sigmoid(−θ) (no
+    // cancellation near λ = 1); summed over b in a fixed order, so the result
+    // is thread-count independent
+    for (size_t h = 0; h < H; h++) {
+        double acc = 0;
+        for (size_t b = 0; b < B; b++) acc += work[BH + b * H + h];
+        double th = theta[h];
+        dtheta[h] += (float)(acc * sigmoid(th) * sigmoid(-th));
+    }
+}
+
+static double delta_last_state_norm(const AttnConfig *c, size_t B, size_t T, const float *work) {
+    (void)T;
+    size_t BH = B * (size_t)c->heads;
+    double acc = 0;
+    for (size_t i = 0; i < BH; i++) acc += work[i];
+    return BH ? acc / (double)BH : 0.0;
+}
+
+// ---- generation: the same per-token code, one position at a time ----
+// state: S (dh, dh) per head, then 2·dh floats of scratch for k̂, q̂ (not
+// state: overwritten by every step; kept here so step() needs no allocation
+// and no stack array sized by dh). No normaliser vector: q̂ is sum-normalised.
+
+static size_t delta_state_floats(const AttnConfig *c, size_t window) {
+    (void)window;
+    size_t d = (size_t)c->dh;
+    return (size_t)c->heads * d * d + 2 * d;
+}
+
+static void delta_state_reset(const AttnConfig *c, float *state, size_t window) {
+    size_t d = (size_t)c->dh;
+    memset(state, 0, delta_state_floats(c, window) * sizeof(float));
+    if (!c->state_identity) return;
+    for (size_t h = 0; h < (size_t)c->heads; h++)
+        for (size_t i = 0; i < d; i++) state[h * d * d + i * d + i] = 1.0f;
+}
+
+// q, k, v, y (H, dh); aux (H, 1) the β logits; theta (H) or NULL
+static void delta_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
+                       const float *q, const float *k, const float *v, const float *aux,
+                       const float *theta) {
+    (void)window, (void)pos;
+    size_t d = (size_t)c->dh, H = (size_t)c->heads;
+    float *kh = state + H * d * d, *qh = kh + d;
+    for (size_t h = 0; h < H; h++) {
+        DeltaSlab p = slab_params(c, 1, theta, h);
+        float *S = state + h * d * d, *yh = y + h * d, beta, omb;
+        delta_features(&p, kh, k + h * d);
+        delta_features(&p, qh, q + h * d);
+        delta_beta(aux[h], &beta, &omb);
+        // e lives in y until y overwrites it
+        delta_token(d, p.lam, beta, S, S, kh, qh, yh, yh, v + h * d);
+    }
+}
+
+static size_t delta_memory_bytes(const AttnConfig *c, size_t len) {
+    (void)len;  // fixed: it does not grow with the sequence
+    return delta_state_floats(c, 0) * sizeof(float);
+}
+
+const AttnKind attn_delta = {
+    .name = "delta",
+    .uses_decay = 1,
+    .n_aux = 1,
+    .work_floats = delta_work_floats,
+    .forward = delta_forward,
+    .backward = delta_backward,
+    .last_state_norm = delta_last_state_norm,
+    .state_floats = delta_state_floats,
+    .state_reset = delta_state_reset,
+    .step = delta_step,
+    .memory_bytes = delta_memory_bytes,
+};

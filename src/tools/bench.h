@@ -1,0 +1,114 @@
+// bench.h — what the parts of `lmtrain bench` share (SPEC §8).
+//
+//   bench.c            the command: options, which parts run, in what order
+//   bench_util.c       timing (medians after a warm-up), one child process per
+//                      measurement, the benchmark models
+//   bench_flops.c      the FLOP count of a training step, derived from the kernels
+//   bench_peak.c       part "peak":     FP32 FMA peak, 1 thread and all threads
+//   bench_train.c      part "train":    training throughput, % of the peak
+//   bench_length.c     part "length":   cost and memory vs sequence length
+//   bench_generate.c   part "generate": generator_step time per token
+//
+// Every measurement runs in its own forked child: it starts its own thread
+// pool, allocates only what that point needs, and its peak resident set size
+// (wait4's ru_maxrss) is that point's memory and nothing else's. The parent
+// never starts the pool (a forked child would inherit a pool whose threads do
+// not exist in it).
+#pragma once
+#include <stddef.h>
+
+#include "config/config.h"
+#include "model/model.h"
+
+#define BENCH_MAX_KINDS 8
+#define BENCH_MAX_SEQ 16
+#define BENCH_VOCAB 65  // tiny Shakespeare's character count; tokens are random
+
+typedef struct {
+    const char *out;                       // output folder
+    const char *kinds[BENCH_MAX_KINDS];    // attention kinds, validated
+    int n_kinds;
+    size_t seq[BENCH_MAX_SEQ];             // length part: sequence lengths
+    int n_seq;
+    int quick;                             // fewer and shorter repetitions
+    int threads;                           // threads per measurement (resolved, >= 1)
+    int min_reps;                          // timed repetitions per point, at least ...
+    double min_seconds;                    // ... and at least this much timed wall time
+    int max_reps;
+    double max_point_s;                    // length: skip a point predicted to take longer
+    double peak_1, peak_all;               // GFLOP/s measured by the peak part (0 = not yet)
+} BenchOpts;
+
+// ---- timing -----------------------------------------------------------------
+
+double bench_now(void);      // wall clock, seconds
+double bench_cpu_now(void);  // CPU time of the whole process (all threads), seconds
+
+typedef void (*BenchFn)(void *ctx);
+
+typedef struct {
+    double median, min, max;  // seconds per call of `body`
+    int reps;                 // timed calls
+    double cpu_share;         // process CPU time / (wall time x pool threads) over the
+                              // timed calls: well below 1 means other processes took
+                              // the cores (or the work did not keep every thread busy)
+} BenchTime;
+
+// One untimed warm-up call of body, then timed calls until both o->min_reps
+// and o->min_seconds are reached (at most o->max_reps). `setup`, if not NULL,
+// runs untimed before every call (warm-up included).
+BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx);
+
+// ---- child processes --------------------------------------------------------
+
+#define BENCH_CHILD_OUT 16
+
+// What a measurement computes in the child: fills out[0 .. BENCH_CHILD_OUT)
+// and returns 0, or an error status after err_set.
+typedef int (*BenchChildFn)(void *ctx, double *out);
+
+typedef struct {
+    double out[BENCH_CHILD_OUT];
+    double peak_rss;  // bytes: the child's maximum resident set size
+} BenchResult;
+
+// Runs fn in a forked child and collects its results. Returns 0, or
+// ERR_RUNTIME with the child's own message, or one saying it was killed
+// (a SIGKILL from the kernel usually means out of memory).
+int bench_in_child(BenchChildFn fn, void *ctx, BenchResult *r);
+
+// ---- the benchmark models ----------------------------------------------------
+
+// The defaults (config_defaults) with these model sizes and `kind`; task text
+// with no corpus (the benchmarks feed random tokens).
+void bench_config(Config *c, const char *kind, int layers, int heads, int d_model, int block_size,
+                  int batch_size, PosKind pos);
+
+// Fills n tokens uniformly from [0, V).
+void bench_random_tokens(int *tok, size_t n, size_t V, unsigned long long seed);
+
+// Bytes the model (weights + gradients) and its graph for (B, T) allocate:
+// the blocks of model_build and tape_finalize, plus the token arrays.
+double bench_model_graph_bytes(const Model *m, const Graph *g);
+
+// Bytes of memory the OS reports available (MemAvailable), or physical
+// memory if that cannot be read.
+double bench_available_bytes(void);
+
+// ---- FLOPs --------------------------------------------------------------------
+
+typedef struct {
+    double dense;      // the matrix multiplies outside attention, incl. the tied head
+    double attention;  // the attention kernels; NAN for a kind not modelled
+} BenchFlops;
+
+// FLOPs per token of one forward + backward over a (B, T) batch of model m,
+// counted from what the kernels execute (see bench_flops.c).
+BenchFlops bench_flops_per_token(const Model *m, size_t T);
+
+// ---- the parts (each prints its table and writes its files into o->out) ------
+
+int bench_part_peak(BenchOpts *o);  // sets o->peak_1, o->peak_all
+int bench_part_train(const BenchOpts *o);
+int bench_part_length(const BenchOpts *o);
+int bench_part_generate(const BenchOpts *o);

@@ -1,0 +1,298 @@
+// bench_length.c — part "length" (SPEC §8): forward + backward time per token
+// and peak memory of one sequence of N tokens, for each kind, with everything
+// else fixed (the baby model, pos = none so the parameters do not grow with N,
+// batch 1, block_size = N). Printed as a table naming the crossover length
+// where each fast-weight kind overtakes softmax, and written to
+// cost_vs_length.csv, cost_vs_length.svg and memory_vs_length.svg.
+//
+// Memory, two numbers, both honest about what they are:
+//   peak RSS      the maximum resident set of the child process that measured
+//                 the point: code, libc, the pool's threads, model, graph, all of it
+//   model+graph   the bytes model_build and the graph's tape allocate: weights
+//                 and gradients, activations, their gradients, saved tensors
+// A point whose estimated memory exceeds what the machine has available, or
+// whose predicted time exceeds --max-point-seconds, is skipped and says so.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/bench.h"
+#include "tools/svg.h"
+#include "train/summary.h"
+#include "util/atomic_file.h"
+#include "util/err.h"
+#include "util/pool.h"
+
+enum { LAYERS = 4, HEADS = 4, D_MODEL = 128 };
+
+enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_FLOPS, OUT_ALLOC };
+
+typedef enum { PT_PENDING, PT_OK, PT_SKIPPED, PT_FAILED } PointStatus;  // PENDING: not run yet
+
+typedef struct {
+    PointStatus status;
+    char note[160];
+    BenchResult r;
+} Point;
+
+typedef struct {
+    const BenchOpts *o;
+    const char *kind;
+    size_t N;
+} LengthJob;
+
+typedef struct {
+    Model m;
+    Graph g;
+} LengthCtx;
+
+static void forward_backward(void *ctx) {
+    LengthCtx *x = ctx;
+    graph_forward_backward(&x->g, &x->m);
+}
+
+static int length_child(void *ctx, double *out) {
+    const LengthJob *j = ctx;
+    pool_init(j->o->threads);
+    Config c;
+    bench_config(&c, j->kind, LAYERS, HEADS, D_MODEL, (int)j->N, 1, POS_NONE);
+    LengthCtx x;
+    model_build(&x.m, &c, BENCH_VOCAB);
+    graph_build(&x.g, &x.m, 1, j->N);
+    bench_random_tokens(x.g.tokens, j->N, BENCH_VOCAB, 1);
+    bench_random_tokens(x.g.targets, j->N, BENCH_VOCAB, 2);
+    BenchTime t = bench_time(j->o, NULL, forward_backward, &x);
+    BenchFlops f = bench_flops_per_token(&x.m, j->N);
+    out[OUT_MEDIAN] = t.median;
+    out[OUT_MIN] = t.min;
+    out[OUT_MAX] = t.max;
+    out[OUT_REPS] = t.reps;
+    out[OUT_FLOPS] = f.dense + f.attention;
+    out[OUT_ALLOC] = bench_model_graph_bytes(&x.m, &x.g);
+    graph_free(&x.g);
+    model_free(&x.m);
+    pool_shutdown();
+    return 0;
+}
+
+// Predicted seconds of one forward + backward at N from this kind's earlier
+// points: t ~ N^e with e measured between the last two points (clamped to
+// [1, 2]: between linear and quadratic), or e = 2 from a single point.
+static double predict_step(const BenchOpts *o, const Point *pts, size_t N) {
+    int last = -1, prev = -1;
+    for (int i = 0; i < o->n_seq; i++) {
+        if (pts[i].status != PT_OK || o->seq[i] >= N) continue;
+        if (last < 0 || o->seq[i] > o->seq[last]) {
+            prev = last;
+            last = i;
+        } else if (prev < 0 || o->seq[i] > o->seq[prev]) {
+            prev = i;
+        }
+    }
+    if (last < 0) return 0;
+    double tl = pts[last].r.out[OUT_MEDIAN], e = 2;
+    if (prev >= 0) {
+        double tp = pts[prev].r.out[OUT_MEDIAN];
+        e = log(tl / tp) / log((double)o->seq[last] / (double)o->seq[prev]);
+        e = e < 1 ? 1 : e > 2 ? 2 : e;
+    }
+    return tl * pow((double)N / (double)o->seq[last], e);
+}
+
+static void run_point(const BenchOpts *o, const char *kind, size_t N, Point *pts, Point *p) {
+    memset(p, 0, sizeof *p);
+    Config c;
+    bench_config(&c, kind, LAYERS, HEADS, D_MODEL, (int)N, 1, POS_NONE);
+    double need = (double)model_estimate_bytes(&c, BENCH_VOCAB, 1, N), have = bench_available_bytes();
+    if (need == 0 || need > 0.8 * have) {
+        char a[32], b[32];
+        format_bytes(a, sizeof a, need);
+        format_bytes(b, sizeof b, have);
+        p->status = PT_SKIPPED;
+        snprintf(p->note, sizeof p->note, "skipped: needs about %s, %s available", need ? a : "> 1 EiB", b);
+        return;
+    }
+    // a warm-up plus min_reps timed runs (min_seconds is not a lower bound on
+    // a slow point: its runs already exceed it)
+    double t_pred = predict_step(o, pts, N) * (1 + o->min_reps);
+    if (t_pred > o->max_point_s) {
+        p->status = PT_SKIPPED;
+        snprintf(p->note, sizeof p->note, "skipped: predicted %.0f s > --max-point-seconds %.0f", t_pred,
+                 o->max_point_s);
+        return;
+    }
+    LengthJob j = {.o = o, .kind = kind, .N = N};
+    if (bench_in_child(length_child, &j, &p->r)) {
+        p->status = PT_FAILED;
+        snprintf(p->note, sizeof p->note, "failed: %s", err_msg());
+        return;
+    }
+    p->status = PT_OK;
+}
+
+static double us_per_token(const Point *p, size_t N) {
+    return p->status == PT_OK ? p->r.out[OUT_MEDIAN] / (double)N * 1e6 : NAN;
+}
+
+// "linear_decay is faster per token than softmax from N = 1024 on (crossover
+// ~ 700 by log-log interpolation)": the smallest measured N from which the
+// kind stays faster at every longer measured N.
+static void print_crossover(FILE *f, const BenchOpts *o, Point *pts, int ks, int k) {
+    const char *a = o->kinds[k], *s = o->kinds[ks];
+    int from = -1, lastok = -1;
+    for (int i = o->n_seq - 1; i >= 0; i--) {
+        double tk = us_per_token(&pts[k * o->n_seq + i], o->seq[i]);
+        double ts = us_per_token(&pts[ks * o->n_seq + i], o->seq[i]);
+        if (isnan(tk) || isnan(ts)) continue;
+        if (lastok < 0) lastok = i;
+        if (tk >= ts) break;
+        from = i;
+    }
+    if (lastok < 0) {
+        fprintf(f, "  crossover %s vs %s: no length measured for both\n", a, s);
+        return;
+    }
+    if (from < 0) {
+        double r = us_per_token(&pts[k * o->n_seq + lastok], o->seq[lastok]) /
+                   us_per_token(&pts[ks * o->n_seq + lastok], o->seq[lastok]);
+        fprintf(f, "  crossover %s vs %s: none up to N = %zu (%s is %.2fx slower per token there)\n", a, s,
+                o->seq[lastok], a, r);
+        return;
+    }
+    // the measured length just below `from` (with both kinds measured)
+    int below = -1;
+    for (int i = from - 1; i >= 0; i--)
+        if (!isnan(us_per_token(&pts[k * o->n_seq + i], o->seq[i])) &&
+            !isnan(us_per_token(&pts[ks * o->n_seq + i], o->seq[i]))) {
+            below = i;
+            break;
+        }
+    if (below < 0) {
+        fprintf(f, "  crossover %s vs %s: %s is faster per token at every measured length (from N = %zu)\n",
+                a, s, a, o->seq[from]);
+        return;
+    }
+    // log(t_a / t_s) is taken as linear in log N between the two lengths
+    double n0 = (double)o->seq[below], n1 = (double)o->seq[from];
+    double r0 = log(us_per_token(&pts[k * o->n_seq + below], o->seq[below]) /
+                    us_per_token(&pts[ks * o->n_seq + below], o->seq[below]));
+    double r1 = log(us_per_token(&pts[k * o->n_seq + from], o->seq[from]) /
+                    us_per_token(&pts[ks * o->n_seq + from], o->seq[from]));
+    double nx = exp(log(n0) + (log(n1) - log(n0)) * r0 / (r0 - r1));
+    fprintf(f, "  crossover %s vs %s: %s is faster per token from N = %zu on (slower at %zu); "
+               "log-log interpolation puts the crossover near N = %.0f\n",
+            a, s, a, o->seq[from], o->seq[below], nx);
+}
+
+static int write_csv(const BenchOpts *o, const Point *pts) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/cost_vs_length.csv", o->out);
+    AtomicFile a;
+    int rc = atomic_open(&a, path);
+    if (rc) return rc;
+    fprintf(a.f, "kind,seq_len,status,reps,step_s_median,step_s_min,step_s_max,us_per_token,tokens_per_s,"
+                 "gflops,peak_rss_bytes,alloc_bytes,note\n");
+    for (int k = 0; k < o->n_kinds; k++)
+        for (int i = 0; i < o->n_seq; i++) {
+            const Point *p = &pts[k * o->n_seq + i];
+            size_t N = o->seq[i];
+            static const char *const st[] = {"pending", "ok", "skipped", "failed"};
+            fprintf(a.f, "%s,%zu,%s,", o->kinds[k], N, st[p->status]);
+            if (p->status == PT_OK) {
+                const double *v = p->r.out;
+                fprintf(a.f, "%d,%.6g,%.6g,%.6g,%.6g,%.1f,%.3f,%.0f,%.0f,", (int)v[OUT_REPS], v[OUT_MEDIAN],
+                        v[OUT_MIN], v[OUT_MAX], v[OUT_MEDIAN] / (double)N * 1e6, (double)N / v[OUT_MEDIAN],
+                        v[OUT_FLOPS] * (double)N / v[OUT_MEDIAN] * 1e-9, p->r.peak_rss, v[OUT_ALLOC]);
+            } else {
+                fprintf(a.f, ",,,,,,,,,");
+            }
+            // the note may hold commas (error messages): quote it, doubling quotes
+            fputc('"', a.f);
+            for (const char *c = p->note; *c; c++) {
+                if (*c == '"') fputc('"', a.f);
+                fputc(*c, a.f);
+            }
+            fputs("\"\n", a.f);
+        }
+    return atomic_commit(&a);
+}
+
+static int write_charts(const BenchOpts *o, const Point *pts) {
+    int K = o->n_kinds, S = o->n_seq;
+    double x[BENCH_MAX_SEQ], t[BENCH_MAX_KINDS][BENCH_MAX_SEQ], rss[BENCH_MAX_KINDS][BENCH_MAX_SEQ],
+        alloc[BENCH_MAX_KINDS][BENCH_MAX_SEQ];
+    char labels[2 * BENCH_MAX_KINDS][64];
+    SvgSeries st[BENCH_MAX_KINDS], sm[2 * BENCH_MAX_KINDS];
+    for (int i = 0; i < S; i++) x[i] = (double)o->seq[i];
+    for (int k = 0; k < K; k++) {
+        for (int i = 0; i < S; i++) {
+            const Point *p = &pts[k * S + i];
+            int ok = p->status == PT_OK;
+            t[k][i] = us_per_token(p, o->seq[i]);
+            rss[k][i] = ok ? p->r.peak_rss / 1048576.0 : NAN;
+            alloc[k][i] = ok ? p->r.out[OUT_ALLOC] / 1048576.0 : NAN;
+        }
+        st[k] = (SvgSeries){.label = o->kinds[k], .x = x, .y = t[k], .n = (size_t)S, .color = k + 1};
+        snprintf(labels[2 * k], sizeof labels[0], "%s peak RSS", o->kinds[k]);
+        snprintf(labels[2 * k + 1], sizeof labels[0], "%s model+graph", o->kinds[k]);
+        sm[2 * k] = (SvgSeries){.label = labels[2 * k], .x = x, .y = rss[k], .n = (size_t)S, .color = k + 1};
+        sm[2 * k + 1] = (SvgSeries){.label = labels[2 * k + 1], .x = x, .y = alloc[k], .n = (size_t)S,
+                                    .dashed = 1, .color = k + 1};
+    }
+    char path[4200];
+    SvgChart ct = {.title = "Forward + backward time per token vs sequence length (batch 1)",
+                   .xlabel = "sequence length N (tokens)", .ylabel = "microseconds per token",
+                   .logx = 1, .logy = 1};
+    snprintf(path, sizeof path, "%s/cost_vs_length.svg", o->out);
+    int rc = svg_line_chart(path, &ct, st, (size_t)K);
+    if (rc) return rc;
+    SvgChart cm = {.title = "Training memory of one sequence vs length (forward + backward)",
+                   .xlabel = "sequence length N (tokens)", .ylabel = "MiB", .logx = 1, .logy = 1};
+    snprintf(path, sizeof path, "%s/memory_vs_length.svg", o->out);
+    return svg_line_chart(path, &cm, sm, (size_t)(2 * K));
+}
+
+int bench_part_length(const BenchOpts *o) {
+    Point pts[BENCH_MAX_KINDS * BENCH_MAX_SEQ];
+    memset(pts, 0, sizeof pts);
+    printf("== Cost vs length: forward + backward of one sequence of N tokens (batch 1), %d threads ==\n"
+           "  model: layers %d, heads %d, d_model %d, ffn 4, vocab %d (random tokens), pos none, chunk 64\n"
+           "  time: median of n timed runs after one warm-up. peak RSS: the measuring process's maximum\n"
+           "  resident set (everything in it). model+graph: weights, gradients, activations, their\n"
+           "  gradients and saved tensors as allocated.\n\n",
+           o->threads, LAYERS, HEADS, D_MODEL, BENCH_VOCAB);
+    printf("  %-13s %7s %10s %10s %8s %10s %5s %10s %11s\n", "kind", "N", "us/token", "tokens/s", "GFLOP/s",
+           "step s", "n", "peak RSS", "model+graph");
+    for (int k = 0; k < o->n_kinds; k++) {
+        for (int i = 0; i < o->n_seq; i++) {
+            Point *p = &pts[k * o->n_seq + i];
+            size_t N = o->seq[i];
+            run_point(o, o->kinds[k], N, &pts[k * o->n_seq], p);
+            printf("  %-13s %7zu ", o->kinds[k], N);
+            if (p->status != PT_OK) {
+                printf("%s\n", p->note);
+            } else {
+                const double *v = p->r.out;
+                char rss[32], al[32];
+                format_bytes(rss, sizeof rss, p->r.peak_rss);
+                format_bytes(al, sizeof al, v[OUT_ALLOC]);
+                printf("%10.2f %10.0f %8.1f %10.4g %5d %10s %11s\n", us_per_token(p, N),
+                       (double)N / v[OUT_MEDIAN], v[OUT_FLOPS] * (double)N / v[OUT_MEDIAN] * 1e-9,
+                       v[OUT_MEDIAN], (int)v[OUT_REPS], rss, al);
+            }
+            fflush(stdout);
+        }
+    }
+    int ks = -1;
+    for (int k = 0; k < o->n_kinds; k++)
+        if (!strcmp(o->kinds[k], "softmax")) ks = k;
+    if (ks >= 0) {
+        printf("\n");
+        for (int k = 0; k < o->n_kinds; k++)
+            if (k != ks) print_crossover(stdout, o, pts, ks, k);
+    }
+    printf("\n");
+    int rc = write_csv(o, pts);
+    if (!rc) rc = write_charts(o, pts);
+    return rc;
+}

@@ -1,0 +1,123 @@
+// test_feature_map.c — phi, its slope, and the vectorisable exp behind elu1.
+//
+// References are the formulas in double (libm exp). Tolerances:
+//   fmap_exp_neg vs exp, relative, on a dense sweep of [-87, 0]   2 ulp = 2.4e-7
+//   phi, phi' vs the double formulas, relative                    2.4e-7
+//   phi' vs central differences of the double phi                 1e-6 relative
+// The array forms must be bit-identical to the scalar forms (the chunked
+// training form and the generation step must apply the very same phi).
+#include <stdlib.h>
+#include <string.h>
+
+#include "attention/feature_map.h"
+#include "test.h"
+#include "util/rng.h"
+
+static double phi_d(FeatureMap m, double x) {
+    if (m == FMAP_ELU1) return x > 0 ? x + 1 : exp(x);
+    if (m == FMAP_RELU) return x > 0 ? x : 0;
+    return x;
+}
+static double dphi_d(FeatureMap m, double x) {
+    if (m == FMAP_ELU1) return x > 0 ? 1 : exp(x);
+    if (m == FMAP_RELU) return x > 0 ? 1 : 0;
+    return 1;
+}
+
+static const double ULP2 = 2.0 * 1.1920929e-7;  // observed worst: 0.83 ulp
+
+static void test_exp_neg_accuracy(void) {
+    double worst = 0;
+    size_t n = 2000000;
+    for (size_t i = 0; i <= n; i++) {
+        float x = (float)(-87.0 * (double)i / (double)n);
+        double want = exp((double)x), got = fmap_exp_neg(x);
+        double e = fabs(got - want) / want;
+        if (!(e <= worst)) worst = e;
+    }
+    // and every 97th float in [-1, 0) by bit pattern: all binades down to the
+    // denormals, where the linear sweep above has no points
+    for (uint32_t b = 0x80000001u; b <= 0xBF800000u; b += 97) {
+        float x;
+        memcpy(&x, &b, sizeof x);
+        double e = fabs(fmap_exp_neg(x) - exp((double)x)) / exp((double)x);
+        if (!(e <= worst)) worst = e;
+    }
+    if (getenv("FMAP_TEST_VERBOSE")) fprintf(stderr, "  exp_neg worst %.3g (%.2f ulp)\n", worst, worst / 1.1920929e-7);
+    if (!(worst <= ULP2)) fprintf(stderr, "  worst relative error %.3g\n", worst);
+    CHECK(worst <= ULP2);
+    CHECK(fmap_exp_neg(0.0f) == 1.0f);  // phi continuous at 0: exp(0) = 0 + 1 exactly
+    CHECK(fmap_exp_neg(-87.5f) == 0.0f);
+    CHECK(fmap_exp_neg(-1e30f) == 0.0f);
+    CHECK(fmap_exp_neg(-INFINITY) == 0.0f);
+    CHECK(isnan(fmap_exp_neg(NAN)));
+}
+
+static void test_phi_and_slope(void) {
+    Rng r;
+    rng_seed(&r, 7);
+    for (int m = 0; m < 3; m++) {
+        double ep = 0, ed = 0, efd = 0;
+        for (int i = 0; i < 20000; i++) {
+            float x = 6.0f * rng_normal(&r);
+            double p = phi_d((FeatureMap)m, x), d = dphi_d((FeatureMap)m, x);
+            ep = fmax(ep, fabs(fmap_phi((FeatureMap)m, x) - p) / fmax(fabs(p), 1e-30));
+            ed = fmax(ed, fabs(fmap_dphi((FeatureMap)m, x) - d) / fmax(fabs(d), 1e-30));
+            if (fabs(x) > 1e-3) {  // away from the kink of relu
+                double h = 1e-6, f = (phi_d((FeatureMap)m, x + h) - phi_d((FeatureMap)m, x - h)) / (2 * h);
+                efd = fmax(efd, fabs(fmap_dphi((FeatureMap)m, x) - f) / fmax(fabs(f), 1.0));
+            }
+        }
+        if (!(ep <= ULP2 && ed <= ULP2 && efd <= 1e-6))
+            fprintf(stderr, "  map %d: phi %.3g dphi %.3g fd %.3g\n", m, ep, ed, efd);
+        CHECK(ep <= ULP2);
+        CHECK(ed <= ULP2);
+        CHECK(efd <= 1e-6);
+    }
+    CHECK(fmap_phi(FMAP_RELU, -2.0f) == 0.0f && fmap_dphi(FMAP_RELU, -2.0f) == 0.0f);
+    CHECK(fmap_phi(FMAP_ELU1, -1000.0f) == 0.0f);
+    // NaN in, NaN out: the trainer's NaN detection must see it
+    CHECK(isnan(fmap_phi(FMAP_ELU1, NAN)) && isnan(fmap_phi(FMAP_RELU, NAN)) &&
+          isnan(fmap_phi(FMAP_IDENTITY, NAN)));
+}
+
+static void test_array_forms_match_scalar(void) {
+    Rng r;
+    rng_seed(&r, 8);
+    size_t n = 1037;  // not a multiple of any vector width
+    float *x = malloc(n * sizeof(float)), *out = malloc(n * sizeof(float));
+    float *dout = malloc(n * sizeof(float)), *dx1 = malloc(n * sizeof(float));
+    float *dx2 = malloc(n * sizeof(float)), *alias = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++) x[i] = 4.0f * rng_normal(&r), dout[i] = rng_normal(&r);
+    x[3] = 0.0f, x[5] = -0.0f, x[7] = -100.0f;
+    for (int m = 0; m < 3; m++) {
+        FeatureMap fm = (FeatureMap)m;
+        fmap_forward(fm, out, x, n);
+        memcpy(alias, x, n * sizeof(float));
+        fmap_forward(fm, alias, alias, n);  // in place
+        int ok = 1;
+        for (size_t i = 0; i < n; i++) ok &= out[i] == fmap_phi(fm, x[i]) && alias[i] == out[i];
+        CHECK(ok);
+        // backward ADDS: from a base of 1
+        for (size_t i = 0; i < n; i++) dx1[i] = dx2[i] = 1.0f;
+        fmap_backward(fm, dx1, dout, x, n);
+        fmap_backward_phi(fm, dx2, dout, x, out, n);
+        ok = 1;
+        for (size_t i = 0; i < n; i++)
+            ok &= dx1[i] == 1.0f + dout[i] * fmap_dphi(fm, x[i]) && dx2[i] == dx1[i];
+        CHECK(ok);
+    }
+    float xn[3] = {NAN, 1.0f, -1.0f}, on[3];
+    fmap_forward(FMAP_ELU1, on, xn, 3);
+    CHECK(isnan(on[0]) && on[1] == 2.0f);
+    fmap_forward(FMAP_RELU, on, xn, 3);
+    CHECK(isnan(on[0]) && on[2] == 0.0f);
+    free(x), free(out), free(dout), free(dx1), free(dx2), free(alias);
+}
+
+int main(void) {
+    TEST(test_exp_neg_accuracy);
+    TEST(test_phi_and_slope);
+    TEST(test_array_forms_match_scalar);
+    return test_summary();
+}

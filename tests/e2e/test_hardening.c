@@ -1,0 +1,815 @@
+// test_hardening.c — hostile inputs and hostile moments, through the real
+// binary ($LMTRAIN): SIGKILL at random moments while checkpoints are written,
+// a file-size limit (full disk), bad data files, impossible configs, corrupted
+// and truncated checkpoints, --resume with a different config, SIGTERM, and
+// signals during evaluation and during checkpoint writes.
+//
+// What every case demands: a documented exit status (0, 1, 2, or 130/143 for a
+// signal the program caught), a message naming the file or key, never death by
+// a signal, and no damage to what was there before (the last complete
+// checkpoint always loads and continues bit-identically).
+#include <sys/resource.h>
+#include <time.h>
+
+#include "../test.h"
+#include "e2e.h"
+#include "train/checkpoint.h"
+#include "util/binfile.h"
+
+static char corpus[512], cfg_path[512], ref_dir[512];
+
+// ---------------------------------------------------------------------------
+// helpers
+
+// A tiny model whose checkpoints are big enough (~1.2 MB) that writing one
+// takes a noticeable share of each step, and checkpoint_every = 1 so a write
+// is almost always in flight or about to be.
+#define KILL_STEPS 40
+static void write_config(const char *path, const char *extra) {
+    char text[4096];
+    snprintf(text, sizeof text,
+             "[run]\nname = hard\nout_dir = %s/runs\nseed = 11\nthreads = 1\n"
+             "[data]\npath = %s\nval_fraction = 0.2\n"
+             "[model]\nlayers = 2\nheads = 2\nd_model = 64\nffn_mult = 4\nblock_size = 16\n"
+             "[attention]\nkind = linear_decay\nchunk = 5\n"
+             "[train]\nsteps = %d\nbatch_size = 4\nlr = 3e-3\nwarmup = 5\neval_every = 10\n"
+             "eval_batches = 2\nlog_every = 5\ncheckpoint_every = 1\n%s",
+             e2e_dir, corpus, KILL_STEPS, extra ? extra : "");
+    write_text(path, text);
+}
+
+// Exit status of a child, or -SIG if a signal killed it (which no case accepts
+// except the SIGKILLs this file sends itself).
+static int wait_exit(pid_t pid) {
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(st)) return WEXITSTATUS(st);
+    return -WTERMSIG(st);
+}
+
+typedef struct {
+    rlim_t fsize;     // RLIMIT_FSIZE for the child (0 = leave as is)
+    int as_nobody;    // drop root to uid/gid 65534 before exec (for EACCES tests)
+} SpawnOpts;
+
+// spawn_lmtrain with per-child limits; output goes to `log`.
+static pid_t spawn_ex(char *const argv[], const char *log, SpawnOpts o) {
+    char *args[64];
+    int n = 0;
+    args[n++] = (char *)lmtrain_bin();
+    for (int i = 0; argv[i] && n < 63; i++) args[n++] = argv[i];
+    args[n] = NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        if (o.fsize) {
+            struct rlimit rl = {o.fsize, o.fsize};
+            if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
+        }
+        if (o.as_nobody && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(126);
+        execv(args[0], args);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int run_ex(char *const argv[], SpawnOpts o) {
+    char log[512];
+    tpath(log, sizeof log, "last.log");
+    int rc = wait_exit(spawn_ex(argv, log, o));
+    slurp_into(log, e2e_out, sizeof e2e_out);
+    return rc;
+}
+
+static int run_quiet(char *const argv[]) { return run_ex(argv, (SpawnOpts){0, 0}); }
+
+// The step stored in a checkpoint, after validating it the way --resume does
+// (container checksums, version, stored config); -1 if missing, -2 if invalid.
+static long checkpoint_step(const char *path) {
+    if (!file_exists(path)) return -1;
+    Config c;
+    if (checkpoint_read_config(path, &c) != 0) return -2;
+    BinFile f;
+    if (binfile_read(path, &f) != 0) return -2;
+    const unsigned char *st = binfile_get(&f, "state", 80);
+    long step = -2;
+    if (st) {
+        uint64_t v = 0;
+        for (int b = 0; b < 8; b++) v |= (uint64_t)st[b] << (8 * b);
+        step = (long)v;
+    }
+    binfile_free(&f);
+    return step;
+}
+
+// Weights and AdamW moments bit-identical (config and timing may differ).
+static int same_params(const char *a, const char *b) {
+    BinFile x, y;
+    if (binfile_read(a, &x)) return 0;
+    if (binfile_read(b, &y)) {
+        binfile_free(&x);
+        return 0;
+    }
+    int same = 1;
+    const char *secs[] = {"params", "adam_m", "adam_v"};
+    for (int i = 0; i < 3; i++) {
+        size_t nx = 0, ny = 0;
+        const void *px = binfile_find(&x, secs[i], &nx), *py = binfile_find(&y, secs[i], &ny);
+        same = same && px && py && nx == ny && memcmp(px, py, nx) == 0;
+    }
+    binfile_free(&x);
+    binfile_free(&y);
+    return same;
+}
+
+// The run in `dir` ended exactly like the uninterrupted reference run:
+// every metrics row but the wall-clock columns, and the final weights.
+static int same_as_reference(const char *dir) {
+    char a[600], b[600];
+    snprintf(a, sizeof a, "%s/metrics.csv", ref_dir);
+    snprintf(b, sizeof b, "%s/metrics.csv", dir);
+    char *x = metrics_without_timing(a), *y = metrics_without_timing(b);
+    int same = x && y && strcmp(x, y) == 0;
+    if (!same) fprintf(stderr, "  metrics differ:\n--- reference\n%s--- %s\n%s", x ? x : "(none)", dir, y ? y : "(none)");
+    free(x);
+    free(y);
+    snprintf(a, sizeof a, "%s/checkpoint.bin", ref_dir);
+    snprintf(b, sizeof b, "%s/checkpoint.bin", dir);
+    return same && same_params(a, b);
+}
+
+static int count_lines(const char *path) {
+    char *t = read_all(path, NULL);
+    int n = 0;
+    for (char *q = t; q && *q; q++) n += *q == '\n';
+    free(t);
+    return n;
+}
+
+// usleep is not in POSIX 2008, which is what the build asks for
+static void sleep_us(double us) {
+    if (us <= 0) return;
+    struct timespec ts = {(time_t)(us / 1e6), (long)(fmod(us, 1e6) * 1e3)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// xorshift: the test's own random moments, reproducible from the seed printed
+static unsigned long long g_rng = 0x9E3779B97F4A7C15ull;
+static unsigned long long rnd(void) {
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return g_rng;
+}
+static double rnd_unit(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
+
+// Waits until `path` exists (or the child is gone, or `timeout` s pass).
+static void wait_for_file(const char *path, pid_t pid, double timeout) {
+    double t0 = now_s();
+    while (!file_exists(path) && now_s() - t0 < timeout) {
+        if (waitpid(pid, NULL, WNOHANG | WNOWAIT) == pid) return;
+        sleep_us(100);
+    }
+}
+
+// The same, spinning on stat() without sleeping, for files that exist
+// only for a fraction of a millisecond (a checkpoint being written).
+static void busy_wait_for_file(const char *path, pid_t pid, double timeout) {
+    double t0 = now_s();
+    for (long k = 0; !file_exists(path) && now_s() - t0 < timeout; k++)
+        if (k % 1024 == 0 && waitpid(pid, NULL, WNOHANG | WNOWAIT) == pid) return;
+}
+
+// Waits until the kernel has handed `sig` to the process (it is no longer
+// pending in /proc/PID/status), so a second signal is not merged into the
+// first: standard signals do not queue.
+static void wait_signal_taken(pid_t pid, int sig, double timeout) {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    unsigned long long bit = 1ull << (sig - 1);
+    double t0 = now_s();
+    while (now_s() - t0 < timeout) {
+        FILE *f = fopen(path, "r");
+        if (!f) return;
+        int pending = 0;
+        while (fgets(line, sizeof line, f)) {
+            unsigned long long mask = 0;
+            if ((sscanf(line, "SigPnd: %llx", &mask) == 1 || sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
+                (mask & bit))
+                pending = 1;
+        }
+        fclose(f);
+        if (!pending) return;
+        sleep_us(100);
+    }
+}
+
+// Trains the reference to the end in one go (and measures how long a run takes).
+static double g_ref_seconds;
+static void run_reference(void) {
+    write_config(cfg_path, NULL);
+    char *argv[] = {"--config", cfg_path, "--out", ref_dir, NULL};
+    double t0 = now_s();
+    int rc = run_quiet(argv);
+    g_ref_seconds = now_s() - t0;
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+}
+
+// --resume to the end (a fresh start if there is no checkpoint yet).
+static int finish_run(const char *dir) {
+    char ck[600];
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+    int resume = file_exists(ck);
+    char *argv[] = {"--config", cfg_path, "--out", (char *)dir, resume ? "--resume" : NULL, NULL};
+    int rc = run_quiet(argv);
+    if (rc) fprintf(stderr, "  finishing %s: exit %d\n%s\n", dir, rc, e2e_out);
+    return rc;
+}
+
+// ---------------------------------------------------------------------------
+// 1. SIGKILL at many random moments while checkpoints are written
+
+// One run folder, killed again and again: each attempt resumes from whatever
+// the previous kill left and is SIGKILLed at a random moment; half the kills
+// wait for checkpoint.bin.tmp to appear (a write in flight) and strike a few
+// hundred microseconds later. After every kill the checkpoint, if any, must
+// validate and must not be older than the one before (nothing complete is
+// lost). Finally the run is resumed to the end and must equal the reference.
+static void test_sigkill_during_checkpoint_writes(void) {
+    enum { KILLS = 24 };
+    char dir[512], ck[600], tmp[600], log[600];
+    snprintf(dir, sizeof dir, "%s/killed", e2e_dir);
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+    snprintf(tmp, sizeof tmp, "%s/checkpoint.bin.tmp", dir);
+    snprintf(log, sizeof log, "%s/kill.log", e2e_dir);
+    write_config(cfg_path, NULL);
+    // Each attempt gets about twice its share of the reference's run time, so
+    // the kills are spread over the whole run and most land before the end.
+    double window = 2.0 * g_ref_seconds / KILLS;
+    long last = -1;
+    int mid_write = 0, finished_early = 0, killed = 0;
+    for (int i = 0; i < KILLS; i++) {
+        int resume = file_exists(ck);
+        char *argv[] = {"--config", cfg_path, "--out", dir, resume ? "--resume" : NULL, NULL};
+        // Odd attempts wait for a fresh checkpoint.bin.tmp, so a stale one
+        // goes first; even attempts start with the last kill's leftover
+        // .tmp (if any) in place, as after a real crash.
+        int strike_mid_write = i % 2 == 1;
+        if (strike_mid_write) unlink(tmp);
+        pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
+        sleep_us(rnd_unit() * window * 1e6);
+        if (strike_mid_write) {
+            busy_wait_for_file(tmp, pid, 5.0);
+            double t0 = now_s(), extra = (double)(rnd() % 300) * 1e-6;
+            while (now_s() - t0 < extra) {
+            }
+        }
+        kill(pid, SIGKILL);
+        int rc = wait_exit(pid);
+        if (rc == -SIGKILL) killed++;
+        else {
+            slurp_into(log, e2e_out, sizeof e2e_out);
+            CHECK(rc == 0);  // beat the kill to the end: only a clean finish is acceptable
+            if (rc != 0) fprintf(stderr, "  attempt %d: exit %d\n%s\n", i, rc, e2e_out);
+            finished_early = 1;
+        }
+        if (file_exists(tmp)) mid_write++;
+        long step = checkpoint_step(ck);
+        CHECK(step != -2);  // never a damaged checkpoint
+        CHECK(step >= last);  // never an older one than before
+        if (step == -2 || step < last)
+            fprintf(stderr, "  after kill %d: checkpoint step %ld (was %ld)\n", i, step, last);
+        if (step > last) last = step;
+        if (finished_early) break;
+    }
+    printf("  SIGKILL: %d kills, %d left a checkpoint write in flight, last checkpoint at step %ld of %d\n",
+           killed, mid_write, last, KILL_STEPS);
+    CHECK(finish_run(dir) == 0);
+    CHECK(checkpoint_step(ck) == KILL_STEPS);
+    CHECK(same_as_reference(dir));
+}
+
+// ---------------------------------------------------------------------------
+// 2. Full disk: a file-size limit makes the checkpoint write fail
+
+static int files_equal(const char *a, const char *b) {
+    size_t na = 0, nb = 0;
+    char *x = read_all(a, &na), *y = read_all(b, &nb);
+    int same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+static void copy_file(const char *from, const char *to) {
+    size_t n = 0;
+    char *b = read_all(from, &n);
+    FILE *f = fopen(to, "wb");
+    if (b && f) fwrite(b, 1, n, f);
+    if (f) fclose(f);
+    free(b);
+}
+
+static void test_full_disk_keeps_previous_checkpoint(void) {
+    char dir[512], ck[600], keep[600], p[700];
+    snprintf(dir, sizeof dir, "%s/fulldisk", e2e_dir);
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+    snprintf(keep, sizeof keep, "%s/fulldisk_before.bin", e2e_dir);
+    write_config(cfg_path, NULL);
+    // a finished 10-step run to continue from
+    char *first[] = {"--config", cfg_path, "--out", dir, "--set", "train.steps=10", NULL};
+    CHECK(run_quiet(first) == 0);
+    CHECK(checkpoint_step(ck) == 10);
+    copy_file(ck, keep);
+    struct stat st;
+    CHECK(stat(ck, &st) == 0);
+
+    // Continue under a limit half the checkpoint's size: config.ini and
+    // metrics.csv fit, the next checkpoint does not. SIGXFSZ keeps its default
+    // action in the child, so this also checks that lmtrain ignores it.
+    rlim_t limit = (rlim_t)st.st_size / 2;
+    char *more[] = {"--config", cfg_path, "--out", dir, "--set", "train.steps=20", "--resume", NULL};
+    int rc = run_ex(more, (SpawnOpts){limit, 0});
+    CHECK(rc == 1);
+    CHECK(strstr(e2e_out, "checkpoint.bin") != NULL);
+    CHECK(strstr(e2e_out, "disk full or file size limit") != NULL);
+    if (rc != 1 || !strstr(e2e_out, "file size limit")) fprintf(stderr, "  exit %d:\n%s\n", rc, e2e_out);
+    CHECK(files_equal(ck, keep));  // the previous checkpoint, byte for byte
+    snprintf(p, sizeof p, "%s.tmp", ck);
+    CHECK(!file_exists(p));        // no half-written temporary left behind
+    snprintf(p, sizeof p, "%s/summary.txt", dir);
+    CHECK(!file_exists(p));        // and the run does not look finished
+
+    // With room again it continues from step 10 as if nothing had happened.
+    char *again[] = {"--config", cfg_path, "--out", dir, "--set", "train.steps=20", "--resume", NULL};
+    CHECK(run_quiet(again) == 0);
+    CHECK(checkpoint_step(ck) == 20);
+
+    // A fresh run that cannot write its first checkpoint: exit 1, no checkpoint.
+    snprintf(dir, sizeof dir, "%s/fulldisk_fresh", e2e_dir);
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+    char *fresh[] = {"--config", cfg_path, "--out", dir, "--set", "train.steps=3", NULL};
+    rc = run_ex(fresh, (SpawnOpts){limit, 0});
+    CHECK(rc == 1);
+    CHECK(strstr(e2e_out, "file size limit") != NULL);
+    CHECK(!file_exists(ck));
+    snprintf(p, sizeof p, "%s/summary.txt", dir);
+    CHECK(!file_exists(p));
+}
+
+// ---------------------------------------------------------------------------
+// 3. Bad data files
+
+// Trains on `data` with `sets` overrides; expects exit `want` and `needle`
+// in the message, and (for failures) no run folder at all.
+static void expect_data(const char *what, const char *data, const char *set, int want, const char *needle,
+                        SpawnOpts o) {
+    char dir[512], setp[1200];
+    snprintf(dir, sizeof dir, "%s/data_%s", e2e_dir, what);
+    snprintf(setp, sizeof setp, "data.path=%s", data);
+    char *argv[] = {"--config", cfg_path, "--out", dir, "--set", setp, "--set", "train.steps=2",
+                    (char *)(set ? "--set" : NULL), (char *)set, NULL};
+    int rc = run_ex(argv, o);
+    int ok = rc == want && (!needle || strstr(e2e_out, needle));
+    CHECK(rc == want);
+    if (needle) CHECK(strstr(e2e_out, needle) != NULL);
+    if (want != 0) CHECK(!file_exists(dir));  // nothing that could pass for a run
+    if (!ok) fprintf(stderr, "  data case %s: exit %d, want %d with \"%s\":\n%s\n", what, rc, want,
+                     needle ? needle : "", e2e_out);
+}
+
+static void write_bytes(const char *path, const unsigned char *b, size_t n) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fwrite(b, 1, n, f);
+    fclose(f);
+}
+
+static void test_bad_data_files(void) {
+    char p[700], q[512];
+    write_config(cfg_path, NULL);
+    SpawnOpts plain = {0, 0};
+
+    tpath(p, sizeof p, "empty.txt");
+    write_text(p, "");
+    expect_data("empty", p, NULL, 1, "is empty", plain);
+
+    // shorter than block_size + 1 (16 + 1)
+    tpath(p, sizeof p, "short.txt");
+    write_text(p, "to be or not");
+    expect_data("short", p, NULL, 1, "too few for block_size 16", plain);
+
+    // long enough overall, but val_fraction leaves the validation split short
+    tpath(p, sizeof p, "smallval.txt");
+    write_corpus(p, 400);
+    expect_data("smallval", p, "data.val_fraction=0.02", 1, "validation split", plain);
+    // ... or the training split
+    expect_data("smalltrain", p, "data.val_fraction=0.98", 1, "training split", plain);
+
+    // exactly enough: 2 x (block_size + 1) bytes split in halves trains
+    tpath(p, sizeof p, "edge.txt");
+    write_text(p, "abcdefghijklmnopqrstuvwxyzABCDEFGH");  // 34 bytes
+    expect_data("edge", p, "data.val_fraction=0.5", 0, NULL, plain);
+
+    // one distinct byte: a vocabulary of 1 is degenerate but valid
+    tpath(p, sizeof p, "onebyte.txt");
+    unsigned char same[300];
+    memset(same, 'a', sizeof same);
+    write_bytes(p, same, sizeof same);
+    expect_data("onebyte", p, NULL, 0, NULL, plain);
+
+    // Binary input (every byte value, NUL and 0xFF included) is data to a
+    // byte-level model (data.h): it trains, it is not a crash.
+    tpath(p, sizeof p, "binary.bin");
+    unsigned char bin[4096];
+    for (size_t i = 0; i < sizeof bin; i++) bin[i] = (unsigned char)(rnd() >> 24);
+    write_bytes(p, bin, sizeof bin);
+    expect_data("binary", p, NULL, 0, NULL, plain);
+
+    // a directory instead of a file
+    tpath(p, sizeof p, "adir");
+    mkdir(p, 0755);
+    expect_data("dir", p, NULL, 1, "is a directory", plain);
+
+    // a path through a regular file, a dangling symlink
+    tpath(q, sizeof q, "empty.txt/x");
+    expect_data("notdir", q, NULL, 1, "Not a directory", plain);
+    tpath(p, sizeof p, "dangling");
+    tpath(q, sizeof q, "no-such-file");
+    if (symlink(q, p) == 0) expect_data("dangling", p, NULL, 1, "No such file", plain);
+
+    // a file that opens but cannot be read (I/O error on the first read)
+    expect_data("eio", "/proc/self/mem", NULL, 1, "error reading /proc/self/mem", plain);
+
+    // An unreadable file. root reads anything, so as root the child drops to
+    // nobody, for which the folder and config are made accessible.
+    char open_dir[512];
+    tpath(open_dir, sizeof open_dir, "open");
+    mkdir(open_dir, 0777);
+    chmod(open_dir, 0777);
+    chmod(e2e_dir, 0755);
+    snprintf(p, sizeof p, "%s/secret.txt", open_dir);
+    write_corpus(p, 2000);
+    chmod(p, 0000);
+    int root = geteuid() == 0;
+    chmod(cfg_path, 0644);
+    char dir[700], setp[800], log[700];
+    snprintf(dir, sizeof dir, "%s/unreadable_run", open_dir);
+    snprintf(setp, sizeof setp, "data.path=%s", p);
+    snprintf(log, sizeof log, "%s/unreadable.log", open_dir);
+    char *argv[] = {"--config", cfg_path, "--out", dir, "--set", setp, NULL};
+    pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, root});
+    int rc = wait_exit(pid);
+    slurp_into(log, e2e_out, sizeof e2e_out);
+    if (rc == 126 || rc == 127) {
+        printf("  note: could not run lmtrain as nobody (exit %d); unreadable-file case not run\n", rc);
+    } else {
+        CHECK(rc == 1);
+        CHECK(strstr(e2e_out, "Permission denied") != NULL && strstr(e2e_out, "secret.txt") != NULL);
+        CHECK(!file_exists(dir));
+        if (rc != 1) fprintf(stderr, "  unreadable: exit %d\n%s\n", rc, e2e_out);
+    }
+    chmod(p, 0644);
+    chmod(e2e_dir, 0700);
+}
+
+// ---------------------------------------------------------------------------
+// 4. Impossible configs
+
+static void test_impossible_configs(void) {
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/impossible", e2e_dir);
+    write_config(cfg_path, NULL);
+    // refused by validation: parameters alone exceed any machine
+    char *huge[] = {"--config", cfg_path, "--out", dir, "--set", "model.d_model=65536", "--set",
+                    "model.layers=1024", NULL};
+    CHECK(run_quiet(huge) == 2);
+    CHECK(strstr(e2e_out, "too large") != NULL);
+    CHECK(!file_exists(dir));
+
+    // Valid on paper, but about 4 TiB of activations: refused before anything
+    // is allocated, with the estimate (an attempt to allocate would end in
+    // "out of memory allocating", exit 1, or be killed).
+    char *big[] = {"--config", cfg_path, "--out", dir, "--set", "train.batch_size=1048576", "--set",
+                   "model.block_size=512", "--set", "model.d_model=16", NULL};
+    int rc = run_quiet(big);
+    CHECK(rc == 2);
+    CHECK(strstr(e2e_out, "GiB of memory") != NULL && strstr(e2e_out, "batch_size") != NULL);
+    CHECK(!file_exists(dir));
+    if (rc != 2) fprintf(stderr, "  big batch: exit %d\n%s\n", rc, e2e_out);
+
+    // The recall task's validation set: 2^24 sequences of 2^16 tokens is 1 TiB.
+    char *recall[] = {"--config", cfg_path, "--out", dir, "--set", "data.task=recall", "--set",
+                      "data.val_examples=16777216", "--set", "model.block_size=65536", NULL};
+    rc = run_quiet(recall);
+    CHECK(rc == 1 || rc == 2);
+    CHECK(strstr(e2e_out, "memory") != NULL);
+    CHECK(!file_exists(dir));
+    if (rc != 1 && rc != 2) fprintf(stderr, "  recall val set: exit %d\n%s\n", rc, e2e_out);
+}
+
+// ---------------------------------------------------------------------------
+// 5. Corrupted and truncated checkpoints
+
+static void test_damaged_checkpoints(void) {
+    char dir[512], ck[600], good[600];
+    snprintf(dir, sizeof dir, "%s/damaged", e2e_dir);
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+    snprintf(good, sizeof good, "%s/damaged_good.bin", e2e_dir);
+    write_config(cfg_path, NULL);
+    char *first[] = {"--config", cfg_path, "--out", dir, "--set", "train.steps=3", NULL};
+    CHECK(run_quiet(first) == 0);
+    copy_file(ck, good);
+    size_t n = 0;
+    unsigned char *b = (unsigned char *)read_all(good, &n);
+    CHECK(b && n > 4096);
+    if (!b || n <= 4096) return;
+    char *resume[] = {"--config", cfg_path, "--out", dir, "--resume", NULL};
+
+    // truncated at every interesting length: empty, inside the magic, the
+    // header, the section table, the padding, the data, one byte short
+    size_t cuts[] = {0, 1, 7, 8, 20, 31, 32, 100, 120, 500, n / 2, n - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        write_bytes(ck, b, cuts[i]);
+        int rc = run_quiet(resume);
+        CHECK(rc == 1);
+        CHECK(strstr(e2e_out, "checkpoint.bin") != NULL);
+        if (rc != 1) fprintf(stderr, "  truncated to %zu: exit %d\n%s\n", cuts[i], rc, e2e_out);
+    }
+    // one flipped bit anywhere: magic, versions, size, count, header crc,
+    // table, padding, data, last byte
+    size_t flips[] = {0, 9, 13, 17, 25, 29, 40, 100, 118, 130, n / 3, n / 2, n - 1};
+    for (size_t i = 0; i < sizeof flips / sizeof flips[0]; i++) {
+        b[flips[i]] ^= 0x10;
+        write_bytes(ck, b, n);
+        b[flips[i]] ^= 0x10;
+        int rc = run_quiet(resume);
+        CHECK(rc == 1);
+        CHECK(strstr(e2e_out, "checkpoint.bin") != NULL);
+        if (rc != 1) fprintf(stderr, "  bit flip at %zu: exit %d\n%s\n", flips[i], rc, e2e_out);
+    }
+    // a trailing byte; garbage of the right size; a text file
+    unsigned char *longer = malloc(n + 1);
+    memcpy(longer, b, n);
+    longer[n] = 0;
+    write_bytes(ck, longer, n + 1);
+    CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "trailing") != NULL);
+    for (size_t i = 0; i < n; i++) longer[i] = (unsigned char)rnd();
+    write_bytes(ck, longer, n);
+    CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "not an lmtrain checkpoint") != NULL);
+    free(longer);
+    write_text(ck, "step,loss\n1,2.5\n");
+    CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "checkpoint.bin") != NULL);
+    // a directory, a device, nothing at all
+    unlink(ck);
+    CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "checkpoint.bin") != NULL);
+    mkdir(ck, 0755);
+    CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "not a regular file") != NULL);
+    rmdir(ck);
+    if (symlink("/dev/zero", ck) == 0) {
+        CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "not a regular file") != NULL);
+        unlink(ck);
+    }
+    // The good file again: every failed attempt above changed nothing else,
+    // and the run continues.
+    write_bytes(ck, b, n);
+    char *more[] = {"--config", cfg_path, "--out", dir, "--resume", "--set", "train.steps=5", NULL};
+    CHECK(run_quiet(more) == 0);
+    CHECK(checkpoint_step(ck) == 5);
+    free(b);
+}
+
+// ---------------------------------------------------------------------------
+// 6. --resume with a different config
+
+static void test_resume_mismatch_names_keys(void) {
+    char dir[512], corpus2[512];
+    snprintf(dir, sizeof dir, "%s/mismatch", e2e_dir);
+    write_config(cfg_path, NULL);
+    char *first[] = {"--config", cfg_path, "--out", dir, "--set", "train.steps=4", NULL};
+    CHECK(run_quiet(first) == 0);
+
+    // keys that change the model or the data: refused, each one named
+    char *bad[] = {"--config", cfg_path, "--out", dir, "--resume", "--set", "model.layers=3", "--set",
+                   "attention.kind=linear", "--set", "run.seed=8", "--set", "data.val_fraction=0.3", "--set",
+                   "train.batch_size=8", "--set", "train.steps=6", NULL};
+    int rc = run_quiet(bad);
+    CHECK(rc == 2);
+    const char *named[] = {"model.layers", "attention.kind", "run.seed", "data.val_fraction",
+                           "train.batch_size"};
+    for (int i = 0; i < 5; i++) CHECK(strstr(e2e_out, named[i]) != NULL);
+    CHECK(strstr(e2e_out, "train.steps") == NULL);  // allowed, so not in the refusal
+    if (rc != 2) fprintf(stderr, "  mismatch: exit %d\n%s\n", rc, e2e_out);
+
+    // keys that may change: accepted, and stated
+    char *ok[] = {"--config", cfg_path, "--out", dir, "--resume", "--set", "train.steps=6", "--set",
+                  "train.eval_every=3", "--set", "train.lr=1e-3", "--set", "run.threads=2", NULL};
+    rc = run_quiet(ok);
+    CHECK(rc == 0);
+    CHECK(strstr(e2e_out, "resuming with changed settings") != NULL);
+    CHECK(strstr(e2e_out, "train.steps") != NULL && strstr(e2e_out, "train.eval_every") != NULL &&
+          strstr(e2e_out, "train.lr") != NULL);
+    if (rc != 0) fprintf(stderr, "  allowed change: exit %d\n%s\n", rc, e2e_out);
+
+    // the same path, but the file now holds other bytes: a different vocabulary
+    tpath(corpus2, sizeof corpus2, "corpus2.txt");
+    write_corpus(corpus2, 20000);
+    FILE *f = fopen(corpus2, "a");
+    if (f) {
+        fputs("XYZ~{}|\n", f);
+        fclose(f);
+    }
+    char setp[600];
+    snprintf(setp, sizeof setp, "data.path=%s", corpus2);
+    char *moved[] = {"--config", cfg_path, "--out", dir, "--resume", "--set", setp, NULL};
+    CHECK(run_quiet(moved) == 2);
+    CHECK(strstr(e2e_out, "data.path") != NULL);
+    // swap the contents in place (same path): caught by the vocabulary fingerprint
+    char saved[600];
+    snprintf(saved, sizeof saved, "%s.saved", corpus);
+    copy_file(corpus, saved);
+    copy_file(corpus2, corpus);
+    char *swapped[] = {"--config", cfg_path, "--out", dir, "--resume", "--set", "train.steps=8", NULL};
+    CHECK(run_quiet(swapped) == 1);
+    CHECK(strstr(e2e_out, "vocabulary") != NULL);
+    copy_file(saved, corpus);
+
+    // --resume where there is nothing to resume
+    char none[512];
+    snprintf(none, sizeof none, "%s/never_ran", e2e_dir);
+    char *nothing[] = {"--config", cfg_path, "--out", none, "--resume", NULL};
+    CHECK(run_quiet(nothing) == 1);
+    CHECK(strstr(e2e_out, "checkpoint.bin") != NULL);
+}
+
+// ---------------------------------------------------------------------------
+// 7. Signals
+
+// SIGTERM mid-run: saves, says so, exits 143, continues bit-identically.
+static void test_sigterm_saves_and_resumes(void) {
+    char dir[512], m[600], ck[600], log[600], p[600];
+    snprintf(dir, sizeof dir, "%s/sigterm", e2e_dir);
+    snprintf(m, sizeof m, "%s/metrics.csv", dir);
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+    snprintf(log, sizeof log, "%s/sigterm.log", e2e_dir);
+    write_config(cfg_path, NULL);
+    char *argv[] = {"--config", cfg_path, "--out", dir, NULL};
+    pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
+    double t0 = now_s();
+    while (count_lines(m) < 3 && now_s() - t0 < 20) sleep_us(200);
+    kill(pid, SIGTERM);
+    int rc = wait_exit(pid);
+    slurp_into(log, e2e_out, sizeof e2e_out);
+    CHECK(rc == 143 || rc == 0);  // 0 only if the run beat the signal to the end
+    if (rc == 143) {
+        CHECK(strstr(e2e_out, "SIGTERM") != NULL && strstr(e2e_out, "--resume") != NULL);
+        snprintf(p, sizeof p, "%s/summary.txt", dir);
+        CHECK(!file_exists(p));
+        CHECK(checkpoint_step(ck) > 0);
+    }
+    if (rc != 143 && rc != 0) fprintf(stderr, "  SIGTERM: exit %d\n%s\n", rc, e2e_out);
+    CHECK(finish_run(dir) == 0);
+    CHECK(same_as_reference(dir));
+}
+
+// Two signals in quick succession at random moments while checkpoints are
+// written every step: the second one exits at once (exit 130 from the
+// handler, or the normal 130 if the save had already finished). Whatever
+// was on disk must still load and continue bit-identically.
+static void test_second_sigint_mid_checkpoint(void) {
+    char dir[512], ck[600], log[600], tmp[600];
+    snprintf(dir, sizeof dir, "%s/double", e2e_dir);
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+    snprintf(tmp, sizeof tmp, "%s/checkpoint.bin.tmp", dir);
+    snprintf(log, sizeof log, "%s/double.log", e2e_dir);
+    write_config(cfg_path, NULL);
+    double window = g_ref_seconds / 4;
+    long last = -1;
+    for (int i = 0; i < 4; i++) {
+        int resume = file_exists(ck);
+        char *argv[] = {"--config", cfg_path, "--out", dir, resume ? "--resume" : NULL, NULL};
+        unlink(tmp);
+        pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
+        sleep_us(rnd_unit() * window * 1e6);
+        busy_wait_for_file(tmp, pid, 5.0);  // a write is in flight
+        kill(pid, SIGINT);
+        wait_signal_taken(pid, SIGINT, 2.0);
+        sleep_us(rnd() % 300);
+        kill(pid, SIGINT);
+        int rc = wait_exit(pid);
+        slurp_into(log, e2e_out, sizeof e2e_out);
+        // 130: stopped; 0: finished first. Death by SIGINT is acceptable
+        // only before the handler is installed (nothing written yet).
+        CHECK(rc == 130 || rc == 0 || (rc == -SIGINT && !resume && !file_exists(ck)));
+        if (rc != 130 && rc != 0) fprintf(stderr, "  double SIGINT %d: exit %d\n%s\n", i, rc, e2e_out);
+        long step = checkpoint_step(ck);
+        CHECK(step != -2 && step >= last);
+        if (step > last) last = step;
+        if (rc == 0) break;
+    }
+    CHECK(finish_run(dir) == 0);
+    CHECK(same_as_reference(dir));
+}
+
+// Signals during evaluation. eval_batches is large, so the step-0 evaluation
+// takes far longer than it takes to send the signals; that the metrics file
+// has no row yet when they are sent shows they landed before it finished.
+//   one SIGINT:  the evaluation finishes, one step runs, the checkpoint is
+//                saved, exit 130; resuming gives the reference weights.
+//   two SIGINTs: exit 130 at once, so no checkpoint exists (waiting for the
+//                evaluation would have produced one at step 1).
+static void test_signals_mid_eval(void) {
+    // one: long enough to be caught in, short enough to wait for; two: never waited for
+    const char *slow_eval[] = {"train.eval_batches=400", "train.eval_batches=100000"};
+    const char *kinds[] = {"one", "two"};
+    for (int twice = 0; twice < 2; twice++) {
+        char dir[512], cfgini[600], m[600], ck[600], log[600], p[600];
+        snprintf(dir, sizeof dir, "%s/eval_%s", e2e_dir, kinds[twice]);
+        snprintf(cfgini, sizeof cfgini, "%s/config.ini", dir);
+        snprintf(m, sizeof m, "%s/metrics.csv", dir);
+        snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+        snprintf(log, sizeof log, "%s/eval.log", e2e_dir);
+        write_config(cfg_path, NULL);
+        char *argv[] = {"--config", cfg_path, "--out", dir, "--set", (char *)slow_eval[twice], NULL};
+        pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
+        // config.ini is written after the handlers are installed and just
+        // before the step-0 evaluation starts
+        wait_for_file(cfgini, pid, 20);
+        sleep_us(2000);
+        int rows_at_signal = count_lines(m);
+        kill(pid, SIGINT);
+        if (twice) {
+            wait_signal_taken(pid, SIGINT, 5.0);
+            kill(pid, SIGINT);
+        }
+        int rc = wait_exit(pid);
+        slurp_into(log, e2e_out, sizeof e2e_out);
+        CHECK(rows_at_signal == 0);
+        CHECK(rc == 130);
+        snprintf(p, sizeof p, "%s/summary.txt", dir);
+        CHECK(!file_exists(p));
+        if (rc != 130) fprintf(stderr, "  %s SIGINT mid-eval: exit %d\n%s\n", kinds[twice], rc, e2e_out);
+        if (!twice) {
+            CHECK(checkpoint_step(ck) == 1);
+            CHECK(strstr(e2e_out, "checkpoint saved") != NULL);
+            // eval_batches may change on resume; the weights do not depend on it
+            char *rest[] = {"--config", cfg_path, "--out", dir, "--resume", NULL};
+            CHECK(run_quiet(rest) == 0);
+            CHECK(strstr(e2e_out, "train.eval_batches") != NULL);
+            char a[600];
+            snprintf(a, sizeof a, "%s/checkpoint.bin", ref_dir);
+            CHECK(same_params(ck, a));
+        } else {
+            CHECK(!file_exists(ck));
+            char *rest[] = {"--config", cfg_path, "--out", dir, "--resume", NULL};
+            CHECK(run_quiet(rest) == 1);  // nothing to resume, and it says so
+            CHECK(strstr(e2e_out, "checkpoint.bin") != NULL);
+        }
+    }
+}
+
+// The test folder goes on tmpfs when there is one: SIGKILL, rename and
+// RLIMIT_FSIZE behave the same there, and checkpoint_every = 1 with an fsync
+// per checkpoint on a slow disk would make this file take minutes.
+static void setup_dir(void) {
+    if (access("/dev/shm", W_OK) == 0) {
+        snprintf(e2e_dir, sizeof e2e_dir, "/dev/shm/lmtrain-hard-XXXXXX");
+        if (mkdtemp(e2e_dir)) return;
+    }
+    e2e_setup();
+}
+
+int main(void) {
+    setup_dir();
+    tpath(corpus, sizeof corpus, "corpus.txt");
+    tpath(cfg_path, sizeof cfg_path, "hard.ini");
+    tpath(ref_dir, sizeof ref_dir, "reference");
+    write_corpus(corpus, 20000);
+    TEST(run_reference);
+    TEST(test_sigkill_during_checkpoint_writes);
+    TEST(test_full_disk_keeps_previous_checkpoint);
+    TEST(test_bad_data_files);
+    TEST(test_impossible_configs);
+    TEST(test_damaged_checkpoints);
+    TEST(test_resume_mismatch_names_keys);
+    TEST(test_sigterm_saves_and_resumes);
+    TEST(test_second_sigint_mid_checkpoint);
+    TEST(test_signals_mid_eval);
+    e2e_teardown();
+    (void)run_lmtrain;
+    return test_summary();
+}

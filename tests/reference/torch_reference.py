@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""An independent PyTorch implementation of lmtrain's model and schedule.
+
+Not part of the build or of `make test` (lmtrain depends on nothing but libc):
+a cross-check a reader can run where PyTorch is installed (Debian:
+`apt-get install python3-torch`, then run with /usr/bin/python3).
+
+    torch_reference.py train CONFIG.ini [--steps N] [--seed S]
+        trains the same model with the same hyperparameters (its own batch
+        RNG) and prints the val loss at each eval and the full-split val loss.
+    torch_reference.py eval RUN_DIR
+        loads RUN_DIR/model.safetensors (from `lmtrain export`) and prints the
+        full-split val loss, to compare with `lmtrain eval --run RUN_DIR`.
+
+Written from SPEC.md section 4, not from lmtrain's C code.
+"""
+import configparser, json, math, struct, sys, time
+import torch
+import torch.nn.functional as F
+
+def load_cfg(path):
+    cp = configparser.ConfigParser(inline_comment_prefixes=('#', ';'))
+    cp.read(path)
+    g = lambda s, k, d: cp.get(s, k, fallback=d)
+    c = dict(
+        path=g('data', 'path', 'data/tinyshakespeare.txt'), val_fraction=float(g('data', 'val_fraction', '0.1')),
+        layers=int(g('model', 'layers', '4')), heads=int(g('model', 'heads', '4')),
+        d_model=int(g('model', 'd_model', '128')), ffn_mult=int(g('model', 'ffn_mult', '4')),
+        block_size=int(g('model', 'block_size', '64')), pos=g('model', 'pos', 'learned'),
+        kind=g('attention', 'kind', 'softmax'), feature_map=g('attention', 'feature_map', 'elu1'),
+        eps=float(g('attention', 'eps', '1e-6')), normalize=g('attention', 'normalize', 'true') == 'true',
+        decay_init=float(g('attention', 'decay_init', '0.99').split(',')[0]),
+        decay_learnable=g('attention', 'decay_learnable', 'true') == 'true',
+        steps=int(g('train', 'steps', '2000')), batch_size=int(g('train', 'batch_size', '12')),
+        lr=float(g('train', 'lr', '1e-3')), min_lr=float(g('train', 'min_lr', '1e-4')),
+        warmup=int(g('train', 'warmup', '100')), weight_decay=float(g('train', 'weight_decay', '0.1')),
+        beta1=float(g('train', 'beta1', '0.9')), beta2=float(g('train', 'beta2', '0.99')),
+        grad_clip=float(g('train', 'grad_clip', '1.0')), eval_every=int(g('train', 'eval_every', '250')),
+        eval_batches=int(g('train', 'eval_batches', '20')))
+    return c
+
+def phi(x, fmap):
+    if fmap == 'elu1': return F.elu(x) + 1
+    if fmap == 'relu': return F.relu(x)
+    return x
+
+class Attn(torch.nn.Module):
+    def __init__(s, c):
+        super().__init__()
+        C = c['d_model']; s.c = c; s.H = c['heads']; s.dh = C // s.H
+        s.qkv = torch.nn.Linear(C, 3 * C, bias=False)
+        s.proj = torch.nn.Linear(C, C, bias=False)
+        if c['kind'] == 'linear_decay':
+            d = c['decay_init']
+            s.theta = torch.nn.Parameter(torch.full((s.H,), math.log(d / (1 - d))),
+                                         requires_grad=c['decay_learnable'])
+    def forward(s, x):
+        B, T, C = x.shape
+        q, k, v = s.qkv(x).split(C, dim=2)
+        q, k, v = [t.view(B, T, s.H, s.dh).transpose(1, 2) for t in (q, k, v)]
+        i = torch.arange(T)
+        mask = (i[:, None] >= i[None, :]).float()
+        if s.c['kind'] == 'softmax':
+            att = (q @ k.transpose(-1, -2)) / math.sqrt(s.dh)
+            att = att.masked_fill(mask == 0, float('-inf')).softmax(-1)
+            y = att @ v
+        else:  # the naive masked form: y_i = sum_j w_ij phi(q_i).phi(k_j) v_j
+            fq, fk = phi(q, s.c['feature_map']), phi(k, s.c['feature_map'])
+            D = mask
+            if s.c['kind'] == 'linear_decay':
+                logl = F.logsigmoid(s.theta).view(1, s.H, 1, 1)
+                D = torch.exp((i[:, None] - i[None, :]).clamp(min=0).float() * logl) * mask
+            A = (fq @ fk.transpose(-1, -2)) * D
+            y = A @ v
+            if s.c['normalize']: y = y / (A.sum(-1, keepdim=True) + s.c['eps'])
+        return s.proj(y.transpose(1, 2).reshape(B, T, C))
+
+class Block(torch.nn.Module):
+    def __init__(s, c):
+        super().__init__()
+        C = c['d_model']
+        s.ln_1 = torch.nn.LayerNorm(C); s.attn = Attn(c)
+        s.ffn = c['ffn_mult'] > 0
+        if s.ffn:
+            s.ln_2 = torch.nn.LayerNorm(C)
+            s.fc = torch.nn.Linear(C, c['ffn_mult'] * C, bias=False)
+            s.fc_proj = torch.nn.Linear(c['ffn_mult'] * C, C, bias=False)
+    def forward(s, x):
+        x = x + s.attn(s.ln_1(x))
+        if s.ffn: x = x + s.fc_proj(F.gelu(s.fc(s.ln_2(x)), approximate='tanh'))
+        return x
+
+class GPT(torch.nn.Module):
+    def __init__(s, c, V):
+        super().__init__()
+        C = c['d_model']; s.c = c
+        s.wte = torch.nn.Embedding(V, C)
+        s.wpe = torch.nn.Embedding(c['block_size'], C) if c['pos'] == 'learned' else None
+        s.h = torch.nn.ModuleList(Block(c) for _ in range(c['layers']))
+        s.ln_f = torch.nn.LayerNorm(C)
+        for n, p in s.named_parameters():
+            if p.dim() == 2:
+                std = 0.02 / math.sqrt(2 * c['layers']) if n.endswith('attn.proj.weight') or n.endswith('fc_proj.weight') else 0.02
+                torch.nn.init.normal_(p, 0.0, std)
+    def forward(s, idx, targets):
+        B, T = idx.shape
+        x = s.wte(idx)
+        if s.wpe is not None: x = x + s.wpe(torch.arange(T))
+        for b in s.h: x = b(x)
+        logits = s.ln_f(x) @ s.wte.weight.t()
+        return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+
+def data_splits(c):
+    raw = open(c['path'], 'rb').read()
+    vocab = sorted(set(raw))
+    stoi = {b: i for i, b in enumerate(vocab)}
+    ids = torch.tensor([stoi[b] for b in raw], dtype=torch.long)
+    n = int(len(ids) * (1 - c['val_fraction']))
+    return ids[:n], ids[n:], len(vocab)
+
+def batch(split, c, gen):
+    T, B = c['block_size'], c['batch_size']
+    ix = torch.randint(len(split) - T, (B,), generator=gen)
+    return torch.stack([split[i:i + T] for i in ix]), torch.stack([split[i + 1:i + 1 + T] for i in ix])
+
+def lr_at(c, it):
+    if it < c['warmup']: return c['lr'] * (it + 1) / (c['warmup'] + 1)
+    r = (it - c['warmup']) / max(1, c['steps'] - c['warmup'])
+    return c['min_lr'] + 0.5 * (1 + math.cos(math.pi * r)) * (c['lr'] - c['min_lr'])
+
+@torch.no_grad()
+def full_val(model, val, c):
+    T = c['block_size']; n = (len(val) - 1) // T; tot = 0.0
+    for s in range(0, n, 64):
+        w = range(s, min(n, s + 64))
+        x = torch.stack([val[i * T:i * T + T] for i in w]); y = torch.stack([val[i * T + 1:i * T + T + 1] for i in w])
+        tot += model(x, y).item() * len(w) * T
+    return tot / (n * T)
+
+def train(cfg_path, steps=None, seed=1337):
+    c = load_cfg(cfg_path)
+    if steps: c['steps'] = steps
+    torch.manual_seed(seed)
+    tr, val, V = data_splits(c)
+    model = GPT(c, V)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and p.requires_grad]
+    other = [p for n, p in model.named_parameters() if p.dim() < 2 and p.requires_grad]
+    opt = torch.optim.AdamW([{'params': decay, 'weight_decay': c['weight_decay']},
+                             {'params': other, 'weight_decay': 0.0}], lr=c['lr'], betas=(c['beta1'], c['beta2']))
+    gen = torch.Generator().manual_seed(seed)
+    t0 = time.time()
+    for it in range(c['steps'] + 1):
+        if it % c['eval_every'] == 0 or it == c['steps']:
+            g2 = torch.Generator().manual_seed(seed + 1)
+            with torch.no_grad():
+                vl = sum(model(*batch(val, c, g2)).item() for _ in range(c['eval_batches'])) / c['eval_batches']
+            print(f"step {it}: val loss {vl:.4f} ({time.time() - t0:.0f}s)", flush=True)
+        if it == c['steps']: break
+        for gr in opt.param_groups: gr['lr'] = lr_at(c, it)
+        loss = model(*batch(tr, c, gen))
+        opt.zero_grad(set_to_none=True); loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), c['grad_clip'])
+        opt.step()
+    print(f"full-split val loss {full_val(model, val, c):.4f}")
+
+def read_safetensors(path):
+    raw = open(path, 'rb').read()
+    n = struct.unpack('<Q', raw[:8])[0]
+    head = json.loads(raw[8:8 + n]); data = raw[8 + n:]
+    meta = head.pop('__metadata__', {})
+    out = {}
+    for name, t in head.items():
+        b, e = t['data_offsets']
+        out[name] = torch.frombuffer(bytearray(data[b:e]), dtype=torch.float32).reshape(t['shape'])
+    return out, meta
+
+def eval_run(run_dir):
+    c = load_cfg(run_dir + '/config.ini')
+    tr, val, V = data_splits(c)
+    model = GPT(c, V)
+    w, _ = read_safetensors(run_dir + '/model.safetensors')
+    sd = {'wte.weight': w['wte'], 'ln_f.weight': w['ln_f.weight'], 'ln_f.bias': w['ln_f.bias']}
+    if model.wpe is not None: sd['wpe.weight'] = w['wpe']
+    for i in range(c['layers']):
+        p = f'h.{i}.'
+        for ours, theirs in [('ln_1.weight', 'ln_1.weight'), ('ln_1.bias', 'ln_1.bias'),
+                             ('attn.qkv.weight', 'attn.qkv.weight'), ('attn.proj.weight', 'attn.proj.weight'),
+                             ('ln_2.weight', 'ln_2.weight'), ('ln_2.bias', 'ln_2.bias'),
+                             ('mlp.fc.weight', 'fc.weight'), ('mlp.proj.weight', 'fc_proj.weight')]:
+            if p + ours in w: sd[p + theirs] = w[p + ours]
+        if p + 'attn.theta' in w: sd[p + 'attn.theta'] = w[p + 'attn.theta'].reshape(-1)
+    missing = model.load_state_dict(sd, strict=True)
+    print(f"full-split val loss {full_val(model, val, c):.6f}")
+
+if __name__ == '__main__':
+    a = sys.argv[1:]
+    if a and a[0] == 'train':
+        steps = int(a[a.index('--steps') + 1]) if '--steps' in a else None
+        seed = int(a[a.index('--seed') + 1]) if '--seed' in a else 1337
+        train(a[1], steps, seed)
+    elif a and a[0] == 'eval': eval_run(a[1])
+    else: print(__doc__)
