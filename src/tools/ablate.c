@@ -10,6 +10,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/svg.h"
+#include "train/checkpoint.h"
 #include "train/data.h"
 #include "train/metrics.h"
 #include "train/summary.h"
@@ -25,6 +26,7 @@ typedef struct {
     MetricsTable m;
     size_t params;
     size_t mem[4];
+    unsigned long long batch_hash;
 } Entry;
 
 // --sweep section.key=v1,v2,...: every config is trained again at each value;
@@ -106,6 +108,14 @@ static int write_report(const char *out, Entry *e, int n, const Sweep *sw) {
         }
         fputc('\n', f);
     }
+    int same = 1;
+    for (int i = 1; i < n; i++) same &= e[i].batch_hash == e[0].batch_hash;
+    if (same)
+        fprintf(f, "\nEvery run trained on the same batches in the same order (batch fingerprint %016llx).\n",
+                e[0].batch_hash);
+    else
+        fprintf(f, "\n**Warning: the runs did not see the same training batches** (their batch fingerprints "
+                   "differ: the configs differ in data, seed, batch_size or block_size).\n");
     fprintf(f, "\nRuns: ");
     for (int i = 0; i < n; i++) fprintf(f, "%s`%s/`", i ? ", " : "", e[i].dir);
     fprintf(f, ". Curves: `curves.svg`.\n");
@@ -213,6 +223,10 @@ int cmd_ablate(int argc, char **argv) {
         char path[4200];
         snprintf(path, sizeof path, "%s/metrics.csv", e[i].dir);
         if ((rc = metrics_read(path, &e[i].m))) break;
+        TrainState st;
+        snprintf(path, sizeof path, "%s/checkpoint.bin", e[i].dir);
+        if ((rc = checkpoint_read_state(path, &st))) break;
+        e[i].batch_hash = st.batch_hash;
         // parameter count and memory figures from a model of the same shape
         Dataset *d = NULL;
         if ((rc = dataset_open(&e[i].cfg, &d))) break;

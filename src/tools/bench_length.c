@@ -25,7 +25,7 @@
 
 enum { LAYERS = 4, HEADS = 4, D_MODEL = 128 };
 
-enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_FLOPS, OUT_ALLOC };
+enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_FLOPS, OUT_ALLOC, OUT_CPU };
 
 typedef enum { PT_PENDING, PT_OK, PT_SKIPPED, PT_FAILED } PointStatus;  // PENDING: not run yet
 
@@ -67,6 +67,7 @@ static int length_child(void *ctx, double *out) {
     out[OUT_MIN] = t.min;
     out[OUT_MAX] = t.max;
     out[OUT_REPS] = t.reps;
+    out[OUT_CPU] = t.cpu_share;
     out[OUT_FLOPS] = f.dense + f.attention;
     out[OUT_ALLOC] = bench_model_graph_bytes(&x.m, &x.g);
     graph_free(&x.g);
@@ -191,7 +192,7 @@ static int write_csv(const BenchOpts *o, const Point *pts) {
     int rc = atomic_open(&a, path);
     if (rc) return rc;
     fprintf(a.f, "kind,seq_len,status,reps,step_s_median,step_s_min,step_s_max,us_per_token,tokens_per_s,"
-                 "gflops,peak_rss_bytes,alloc_bytes,note\n");
+                 "gflops,cpu_share,peak_rss_bytes,alloc_bytes,note\n");
     for (int k = 0; k < o->n_kinds; k++)
         for (int i = 0; i < o->n_seq; i++) {
             const Point *p = &pts[k * o->n_seq + i];
@@ -200,11 +201,12 @@ static int write_csv(const BenchOpts *o, const Point *pts) {
             fprintf(a.f, "%s,%zu,%s,", o->kinds[k], N, st[p->status]);
             if (p->status == PT_OK) {
                 const double *v = p->r.out;
-                fprintf(a.f, "%d,%.6g,%.6g,%.6g,%.6g,%.1f,%.3f,%.0f,%.0f,", (int)v[OUT_REPS], v[OUT_MEDIAN],
+                fprintf(a.f, "%d,%.6g,%.6g,%.6g,%.6g,%.1f,%.3f,%.3f,%.0f,%.0f,", (int)v[OUT_REPS], v[OUT_MEDIAN],
                         v[OUT_MIN], v[OUT_MAX], v[OUT_MEDIAN] / (double)N * 1e6, (double)N / v[OUT_MEDIAN],
-                        v[OUT_FLOPS] * (double)N / v[OUT_MEDIAN] * 1e-9, p->r.peak_rss, v[OUT_ALLOC]);
+                        v[OUT_FLOPS] * (double)N / v[OUT_MEDIAN] * 1e-9, v[OUT_CPU], p->r.peak_rss,
+                        v[OUT_ALLOC]);
             } else {
-                fprintf(a.f, ",,,,,,,,,");
+                fprintf(a.f, ",,,,,,,,,,");
             }
             // the note may hold commas (error messages): quote it, doubling quotes
             fputc('"', a.f);
@@ -257,18 +259,18 @@ int bench_part_length(const BenchOpts *o) {
     memset(pts, 0, sizeof pts);
     printf("== Cost vs length: forward + backward of one sequence of N tokens (batch 1), %d threads ==\n"
            "  model: layers %d, heads %d, d_model %d, ffn 4, vocab %d (random tokens), pos none, chunk 64\n"
-           "  time: median of n timed runs after one warm-up. peak RSS: the measuring process's maximum\n"
-           "  resident set (everything in it). model+graph: weights, gradients, activations, their\n"
-           "  gradients and saved tensors as allocated.\n\n",
+           "  time: median of n timed runs after one warm-up; cpu%%: CPU time / (wall x threads).\n"
+           "  peak RSS: the measuring process's maximum resident set (everything in it).\n"
+           "  model+graph: weights, gradients, activations, their gradients, saved tensors as allocated.\n\n",
            o->threads, LAYERS, HEADS, D_MODEL, BENCH_VOCAB);
-    printf("  %-13s %7s %10s %10s %8s %10s %5s %10s %11s\n", "kind", "N", "us/token", "tokens/s", "GFLOP/s",
-           "step s", "n", "peak RSS", "model+graph");
+    printf("  %-13s %6s %10s %9s %8s %10s %5s %5s %10s %11s\n", "kind", "N", "us/token", "tokens/s", "GFLOP/s",
+           "step s", "n", "cpu%", "peak RSS", "model+graph");
     for (int k = 0; k < o->n_kinds; k++) {
         for (int i = 0; i < o->n_seq; i++) {
             Point *p = &pts[k * o->n_seq + i];
             size_t N = o->seq[i];
             run_point(o, o->kinds[k], N, &pts[k * o->n_seq], p);
-            printf("  %-13s %7zu ", o->kinds[k], N);
+            printf("  %-13s %6zu ", o->kinds[k], N);
             if (p->status != PT_OK) {
                 printf("%s\n", p->note);
             } else {
@@ -276,9 +278,9 @@ int bench_part_length(const BenchOpts *o) {
                 char rss[32], al[32];
                 format_bytes(rss, sizeof rss, p->r.peak_rss);
                 format_bytes(al, sizeof al, v[OUT_ALLOC]);
-                printf("%10.2f %10.0f %8.1f %10.4g %5d %10s %11s\n", us_per_token(p, N),
+                printf("%10.2f %9.0f %8.1f %10.4g %5d %4.0f%% %10s %11s\n", us_per_token(p, N),
                        (double)N / v[OUT_MEDIAN], v[OUT_FLOPS] * (double)N / v[OUT_MEDIAN] * 1e-9,
-                       v[OUT_MEDIAN], (int)v[OUT_REPS], rss, al);
+                       v[OUT_MEDIAN], (int)v[OUT_REPS], 100 * v[OUT_CPU], rss, al);
             }
             fflush(stdout);
         }

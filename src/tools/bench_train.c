@@ -26,7 +26,7 @@ static const TrainSize SIZES[] = {
     {"large", 6, 6, 384, 256, 8},   // nanoGPT's Shakespeare GPU settings, smaller batch
 };
 
-enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_DENSE, OUT_ATTN, OUT_PARAMS, OUT_ALLOC };
+enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_DENSE, OUT_ATTN, OUT_PARAMS, OUT_ALLOC, OUT_CPU };
 
 typedef struct {
     const BenchOpts *o;
@@ -69,6 +69,7 @@ static int train_child(void *ctx, double *out) {
     out[OUT_MIN] = t.min;
     out[OUT_MAX] = t.max;
     out[OUT_REPS] = t.reps;
+    out[OUT_CPU] = t.cpu_share;
     out[OUT_DENSE] = f.dense;
     out[OUT_ATTN] = f.attention;
     out[OUT_PARAMS] = (double)x.m.n_weights;
@@ -88,15 +89,17 @@ int bench_part_train(const BenchOpts *o) {
     if (rc) return rc;
     fprintf(a.f, "config,kind,layers,heads,d_model,block_size,batch_size,params,reps,step_s_median,"
                  "step_s_min,step_s_max,tokens_per_s,flops_per_token_dense,flops_per_token_attention,"
-                 "gflops,peak_gflops,pct_of_peak,peak_rss_bytes,alloc_bytes\n");
+                 "gflops,peak_gflops,pct_of_peak,cpu_share,peak_rss_bytes,alloc_bytes\n");
 
     printf("== Training throughput: full steps (forward + backward + AdamW), %d threads ==\n", o->threads);
     printf("  FLOPs per token: 6 x matmul weights (tied head included) + attention as its kernels\n"
-           "  execute it (src/tools/bench_flops.c). %% of peak: of the %d-thread FMA peak, %.1f GFLOP/s.\n"
-           "  Step time: median of n timed steps after one warm-up step.\n\n",
+           "  execute it (src/tools/bench_flops.c). %% of peak: of the %d-thread FMA peak by CPU time,\n"
+           "  %.1f GFLOP/s. Step time: median of n timed steps after one warm-up step.\n"
+           "  cpu%%: CPU time / (wall x threads) over the timed steps; well under 100%% means other\n"
+           "  processes had the cores (or the threads waited on each other).\n\n",
            o->threads, o->peak_all);
-    printf("  %-28s %-13s %9s %10s %8s %7s %10s %5s %10s\n", "config", "kind", "tokens/s", "MFLOP/tok",
-           "GFLOP/s", "% peak", "step ms", "n", "peak RSS");
+    printf("  %-26s %-13s %9s %10s %8s %7s %10s %5s %5s %10s\n", "config", "kind", "tokens/s", "MFLOP/tok",
+           "GFLOP/s", "% peak", "step ms", "n", "cpu%", "peak RSS");
     for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
         const TrainSize *s = &SIZES[si];
         char label[64];
@@ -106,8 +109,8 @@ int bench_part_train(const BenchOpts *o) {
             TrainJob j = {.o = o, .kind = o->kinds[k], .size = s};
             BenchResult r;
             if (bench_in_child(train_child, &j, &r)) {
-                printf("  %-28s %-13s failed: %s\n", label, o->kinds[k], err_msg());
-                fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,\n", s->name, o->kinds[k], s->layers,
+                printf("  %-26s %-13s failed: %s\n", label, o->kinds[k], err_msg());
+                fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,\n", s->name, o->kinds[k], s->layers,
                         s->heads, s->d_model, s->block_size, s->batch_size);
                 continue;
             }
@@ -119,13 +122,13 @@ int bench_part_train(const BenchOpts *o) {
             double pct = o->peak_all > 0 ? 100.0 * gflops / o->peak_all : NAN;
             char rss[32];
             format_bytes(rss, sizeof rss, r.peak_rss);
-            printf("  %-28s %-13s %9.0f %10.2f %8.1f %6.1f%% %10.2f %5d %10s\n", label, o->kinds[k], tok_s,
-                   flops * 1e-6, gflops, pct, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], rss);
+            printf("  %-26s %-13s %9.0f %10.2f %8.1f %6.1f%% %10.2f %5d %4.0f%% %10s\n", label, o->kinds[k],
+                   tok_s, flops * 1e-6, gflops, pct, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], rss);
             fflush(stdout);
-            fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.0f,%.0f\n",
+            fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.0f,%.0f\n",
                     s->name, o->kinds[k], s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
                     v[OUT_PARAMS], (int)v[OUT_REPS], v[OUT_MEDIAN], v[OUT_MIN], v[OUT_MAX], tok_s,
-                    v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, r.peak_rss, v[OUT_ALLOC]);
+                    v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, v[OUT_CPU], r.peak_rss, v[OUT_ALLOC]);
         }
     }
     printf("\n");

@@ -390,15 +390,16 @@ static int section_drift(Inspect *in, size_t n, uint64_t seed) {
 
 static int section_memory(Inspect *in) {
     const Model *m = in->m;
-    const AttnKind *sm = attn_kind_find("softmax"), *fw = attn_kind_find("linear");
+    // the run's own state if it has one; for softmax, what linear attention would keep
+    const AttnKind *sm = attn_kind_find("softmax"), *fw = in->cache ? attn_kind_find("linear") : m->kind;
     static const size_t lens[] = {16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576};
     enum { NL = sizeof lens / sizeof lens[0] };
+    size_t kv_floats = 2 * m->H * m->dh, st_floats = fw->state_floats(&m->acfg, m->Tmax);
     out(in, "\n== 5. inference memory against length (this model's shape, all %zu layers) ==\n", m->L);
-    out(in, "KV cache: 2 x %zu heads x %zu floats per token per layer.\n", m->H, m->dh);
-    out(in, "fast-weight state: %zu heads x (%zu x %zu + %zu) floats per layer, whatever the length.\n", m->H,
-        m->dh, m->dh, m->dh);
-    out(in, "They are equal at (dh + 1) / 2 = %.1f tokens. `sample` keeps softmax's cache to a sliding\n"
-            "window of block_size = %zu tokens (the third column).\n", ((double)m->dh + 1) / 2, m->Tmax);
+    out(in, "KV cache: 2 x %zu heads x %zu = %zu floats per token per layer.\n", m->H, m->dh, kv_floats);
+    out(in, "fast-weight state (%s): %zu floats per layer, whatever the length.\n", fw->name, st_floats);
+    out(in, "They are equal at %.1f tokens. `sample` keeps softmax's cache to a sliding window of\n"
+            "block_size = %zu tokens (the third column).\n", (double)st_floats / (double)kv_floats, m->Tmax);
     out(in, "%10s %16s %20s %16s\n", "tokens", "KV cache", "KV cache (window)", "state");
     double x[NL], y[NL * 2];
     for (size_t i = 0; i < NL; i++) {
@@ -416,7 +417,9 @@ static int section_memory(Inspect *in) {
         y[i * 2 + 1] = st;
     }
     int rc = write_csv(in, "memory.csv", "tokens,kv_cache_bytes,state_bytes", x, y, NL, 2);
-    static const char *const labels[] = {"softmax KV cache", "fast-weight state"};
+    char state_label[64];
+    snprintf(state_label, sizeof state_label, "%s state", fw->name);
+    const char *const labels[] = {"softmax KV cache", state_label};
     char title[300];
     snprintf(title, sizeof title, "%s: inference memory per sequence", in->r->cfg.name);
     if (!rc)

@@ -74,42 +74,60 @@ static float run_chains(long iters) {
 
 const char *peak_isa(void) { return ISA; }
 
+static double thread_cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define PEAK_MAX_TASKS 256  // the pool's own limit
+
 typedef struct {
     long iters;
-    volatile float sink[256];  // one slot per task, so tasks never share a write
+    double cpu[PEAK_MAX_TASKS];           // each task's CPU seconds
+    volatile float sink[PEAK_MAX_TASKS];  // each task's result, so the loop is not dropped
 } PeakJob;
 
 static void peak_task(void *ctx, size_t lo, size_t hi) {
     PeakJob *j = ctx;
-    for (size_t t = lo; t < hi; t++) j->sink[t % 256] = run_chains(j->iters);
+    for (size_t t = lo; t < hi; t++) {
+        double c0 = thread_cpu_s();
+        j->sink[t] = run_chains(j->iters);
+        j->cpu[t] = thread_cpu_s() - c0;
+    }
 }
 
-// Seconds for `threads` tasks of `iters` iterations each, run side by side.
-static double timed(PeakJob *j, int threads) {
+// One trial: `threads` tasks of `iters` iterations each, side by side.
+static PeakRate trial(PeakJob *j, int threads) {
     double t0 = now_s();
     if (threads <= 1) peak_task(j, 0, 1);
     else parallel_for((size_t)threads, 1, peak_task, j);
-    return now_s() - t0;
+    double wall = now_s() - t0;
+    double per_task = 2.0 * (double)CHAINS * LANES * (double)j->iters;
+    PeakRate r = {.wall = per_task * threads / wall * 1e-9, .cpu = 0};
+    for (int t = 0; t < threads; t++) r.cpu += per_task / j->cpu[t] * 1e-9;
+    return r;
 }
 
-double peak_gflops(int threads, double seconds, int trials) {
+PeakRate peak_gflops(int threads, double seconds, int trials) {
     if (threads < 1) threads = 1;
+    if (threads > PEAK_MAX_TASKS) threads = PEAK_MAX_TASKS;
     if (trials < 1) trials = 1;
     PeakJob j = {.iters = 100000};
-    // calibrate: grow the iteration count until one run takes >= 20 ms, then
-    // scale it to the requested duration
-    double dt = timed(&j, threads);
-    while (dt < 0.02 && j.iters < (1L << 40)) {
+    // calibrate on one thread's CPU time: grow the iteration count until a run
+    // takes >= 20 ms, then scale it to the requested duration
+    trial(&j, 1);
+    while (j.cpu[0] < 0.02 && j.iters < (1L << 40)) {
         j.iters *= 4;
-        dt = timed(&j, threads);
+        trial(&j, 1);
     }
     double want = seconds > 0 ? seconds : 0.1;
-    j.iters = (long)((double)j.iters * want / dt) + 1;
-    double flops = 2.0 * (double)CHAINS * LANES * (double)j.iters * (double)threads;
-    double best = 0;
+    j.iters = (long)((double)j.iters * want / j.cpu[0]) + 1;
+    PeakRate best = {0, 0};
     for (int t = 0; t < trials; t++) {
-        double g = flops / timed(&j, threads) * 1e-9;
-        if (g > best) best = g;
+        PeakRate r = trial(&j, threads);
+        if (r.wall > best.wall) best.wall = r.wall;
+        if (r.cpu > best.cpu) best.cpu = r.cpu;
     }
     return best;
 }

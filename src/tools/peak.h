@@ -11,8 +11,16 @@
 // "scalar" (the plain-C fallback: separate multiply and add, 2 FLOPs).
 const char *peak_isa(void);
 
-// GFLOP/s of `threads` threads (run through the pool, which must have been
-// started with at least that many; 1 = the calling thread alone), each running
-// the chains for about `seconds`. Best of `trials` (the peak is a maximum: a
-// trial that lost the core to another process only measured the noise).
-double peak_gflops(int threads, double seconds, int trials);
+typedef struct {
+    double wall;  // GFLOP/s: all threads' FLOPs / wall time of the trial
+    double cpu;   // GFLOP/s: sum over threads of (its FLOPs / its own CPU time)
+} PeakRate;
+
+// `threads` threads (run through the pool, which must have been started with
+// at least that many; 1 = the calling thread alone), each running the chains
+// for about `seconds`; best of `trials` for each figure (the peak is a
+// maximum: a trial that lost a core to another process only measured noise).
+// On a shared, busy machine the wall figure falls with the load while the CPU
+// figure stays the hardware's rate (time slices given to other processes are
+// not counted); on an idle machine the two agree.
+PeakRate peak_gflops(int threads, double seconds, int trials);

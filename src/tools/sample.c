@@ -121,10 +121,8 @@ static void report(const LoadedRun *r, const Generator *g, size_t n_prompt, size
                 "float32 (allocated for the full window: %s)\n",
                 used, held, g->window, m->L, m->H, m->dh, alloc);
     } else {
-        fprintf(stderr,
-                "sample: fast-weight state in use: %s = %zu layers x %zu heads x (%zu x %zu S + %zu z) "
-                "float32, the same at any length\n",
-                used, m->L, m->H, m->dh, m->dh, m->dh);
+        fprintf(stderr, "sample: fast-weight state in use: %s = %zu layers x %zu float32, the same at any "
+                        "length\n", used, m->L, g->state_floats);
     }
     if (m->wpe && g->pos > m->Tmax)
         fprintf(stderr, "sample: note: past block_size %zu tokens, every token gets the last learned "

@@ -10,7 +10,7 @@
 
 // TrainState as explicit little-endian 8-byte fields (never a raw struct dump:
 // padding and field order would then be part of the file format).
-#define STATE_FIELDS 10
+#define STATE_FIELDS 11
 static void state_pack(const TrainState *s, unsigned char out[STATE_FIELDS * 8]) {
     uint64_t f[STATE_FIELDS];
     f[0] = s->step;
@@ -23,6 +23,7 @@ static void state_pack(const TrainState *s, unsigned char out[STATE_FIELDS * 8])
     memcpy(&f[7], &s->loss_sum, 8);
     f[8] = s->loss_count;
     f[9] = s->tokens;
+    f[10] = s->batch_hash;
     for (int i = 0; i < STATE_FIELDS; i++)
         for (int b = 0; b < 8; b++) out[i * 8 + b] = (unsigned char)(f[i] >> (8 * b));
 }
@@ -43,6 +44,7 @@ static void state_unpack(const unsigned char *in, TrainState *s) {
     memcpy(&s->loss_sum, &f[7], 8);
     s->loss_count = f[8];
     s->tokens = f[9];
+    s->batch_hash = f[10];
 }
 
 static char *config_text(const Config *c, size_t *len) {
@@ -131,4 +133,23 @@ int checkpoint_load(const char *path, Model *m, AdamW *o, TrainState *s) {
     if (s) *s = tmp;
     binfile_free(&f);
     return 0;
+}
+
+int checkpoint_read_state(const char *path, TrainState *s) {
+    BinFile f;
+    int rc = open_checked(path, &f);
+    if (rc) return rc;
+    const unsigned char *st = binfile_get(&f, "state", STATE_FIELDS * 8);
+    if (st) state_unpack(st, s);
+    binfile_free(&f);
+    return st ? 0 : ERR_RUNTIME;
+}
+
+uint64_t batch_hash_update(uint64_t h, const int *inputs, const int *targets, size_t n) {
+    if (h == 0) h = 0xcbf29ce484222325ull;  // FNV-1a offset basis
+    for (size_t i = 0; i < n; i++) {
+        h = (h ^ (uint64_t)(uint32_t)inputs[i]) * 0x100000001b3ull;
+        h = (h ^ (uint64_t)(uint32_t)targets[i]) * 0x100000001b3ull;
+    }
+    return h;
 }

@@ -26,6 +26,8 @@ typedef struct {
     double loss_sum;          // running train-loss sum since the last metrics row
     uint64_t loss_count;
     uint64_t tokens;          // training tokens seen
+    uint64_t batch_hash;      // FNV-1a over every training batch so far: equal across
+                              // runs exactly when they saw the same batches in order
 } TrainState;
 
 int checkpoint_save(const char *path, const Model *m, const AdamW *o, const TrainState *s);
@@ -38,3 +40,7 @@ int checkpoint_read_config(const char *path, Config *cfg);
 // a model already built from a compatible config. Errors are ERR_RUNTIME
 // naming the file and what did not match.
 int checkpoint_load(const char *path, Model *m, AdamW *o, TrainState *s);
+// Only the training state (for reports): no model needed.
+int checkpoint_read_state(const char *path, TrainState *s);
+// Folds a batch's inputs and targets into a running batch_hash.
+uint64_t batch_hash_update(uint64_t h, const int *inputs, const int *targets, size_t n);

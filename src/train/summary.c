@@ -65,6 +65,8 @@ int write_run_outputs(const char *run_dir, const Model *m, const TrainState *st)
     if (c->task == TASK_RECALL) fprintf(f, "final val acc     %.4f\n", metrics_last(&t, "val_acc"));
     fprintf(f, "tokens/s          %.0f (training steps only, %d threads)\n", tokens_per_s, pool_threads());
     fprintf(f, "training time     %.1f s\n", st->elapsed_s);
+    fprintf(f, "batch fingerprint %016llx (equal across runs that saw the same batches)\n",
+            (unsigned long long)st->batch_hash);
     fprintf(f, "inference memory per sequence (%s, all %zu layers):\n",
             model_inference_bytes(m, 1) == model_inference_bytes(m, 2) ? "fixed fast-weight state" : "KV cache", m->L);
     const size_t lens[] = REPORT_LENGTHS;

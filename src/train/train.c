@@ -210,6 +210,7 @@ static int loop(Run *r, Progress *pr) {
         long step = (long)r->st.step;
         double t0 = now_s();
         dataset_batch(r->data, SPLIT_TRAIN, &r->rng, B, T, r->graph.tokens, r->graph.targets);
+        r->st.batch_hash = batch_hash_update(r->st.batch_hash, r->graph.tokens, r->graph.targets, B * T);
         double loss = graph_forward_backward(&r->graph, m);
         double norm = grad_norm(m);
         if (!isfinite(loss) || !isfinite(norm)) return report_nonfinite(&r->graph, m, step + 1, loss, norm);

@@ -176,11 +176,18 @@ static unsigned long long rnd(void) {
 }
 static double rnd_unit(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
 
+// The child has exited (it stays waitable: WNOWAIT).
+static int child_exited(pid_t pid) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    return waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
 // Waits until `path` exists (or the child is gone, or `timeout` s pass).
 static void wait_for_file(const char *path, pid_t pid, double timeout) {
     double t0 = now_s();
     while (!file_exists(path) && now_s() - t0 < timeout) {
-        if (waitpid(pid, NULL, WNOHANG | WNOWAIT) == pid) return;
+        if (child_exited(pid)) return;
         sleep_us(100);
     }
 }
@@ -190,7 +197,7 @@ static void wait_for_file(const char *path, pid_t pid, double timeout) {
 static void busy_wait_for_file(const char *path, pid_t pid, double timeout) {
     double t0 = now_s();
     for (long k = 0; !file_exists(path) && now_s() - t0 < timeout; k++)
-        if (k % 1024 == 0 && waitpid(pid, NULL, WNOHANG | WNOWAIT) == pid) return;
+        if (k % 1024 == 0 && child_exited(pid)) return;
 }
 
 // Waits until the kernel has handed `sig` to the process (it is no longer
@@ -262,6 +269,8 @@ static void test_sigkill_during_checkpoint_writes(void) {
     double window = 2.0 * g_ref_seconds / KILLS;
     long last = -1;
     int mid_write = 0, finished_early = 0, killed = 0;
+    char trail[1024] = "";  // the checkpoint step after each kill, for the log
+    size_t tl = 0;
     for (int i = 0; i < KILLS; i++) {
         int resume = file_exists(ck);
         char *argv[] = {"--config", cfg_path, "--out", dir, resume ? "--resume" : NULL, NULL};
@@ -294,10 +303,11 @@ static void test_sigkill_during_checkpoint_writes(void) {
         if (step == -2 || step < last)
             fprintf(stderr, "  after kill %d: checkpoint step %ld (was %ld)\n", i, step, last);
         if (step > last) last = step;
+        if (tl < sizeof trail - 16) tl += (size_t)snprintf(trail + tl, sizeof trail - tl, " %ld", step);
         if (finished_early) break;
     }
-    printf("  SIGKILL: %d kills, %d left a checkpoint write in flight, last checkpoint at step %ld of %d\n",
-           killed, mid_write, last, KILL_STEPS);
+    printf("  SIGKILL: %d kills, %d left a checkpoint write in flight; checkpoint step after each:%s\n",
+           killed, mid_write, trail);
     CHECK(finish_run(dir) == 0);
     CHECK(checkpoint_step(ck) == KILL_STEPS);
     CHECK(same_as_reference(dir));
