@@ -106,3 +106,8 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 # keep the objects: they are only reached through the pattern rule above
 .SECONDARY: $(FUZZ_OBJS)
 -include $(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)
+
+# ---- benchmarks (SPEC §8; src/tools/bench.c) --------------------------------
+# peak FLOP/s, training throughput, cost vs length, generation speed -> runs/bench/
+bench: $(BIN)
+	./$(BIN) bench

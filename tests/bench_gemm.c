@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "kernels/gemm.h"
+#include "kernels/gemm_kernels.h"  // only to print which kernel was built
 #include "util/pool.h"
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
@@ -86,6 +87,7 @@ static double bench(int serial, int ta, int tb, size_t M, size_t N, size_t K) {
 
 int main(int argc, char **argv) {
     int max_threads = argc > 1 ? atoi(argv[1]) : 2;
+    printf("kernel %s, %d x %d tiles\n", GEMM_ISA, GEMM_MR, GEMM_NR);
     printf("FMA peak, one core: %.1f GFLOP/s\n", peak_gflops());
     static const size_t shapes[][3] = {
         {768, 384, 128}, {768, 128, 384}, {768, 384, 384}, {2048, 1152, 384},
@@ -110,6 +112,14 @@ int main(int argc, char **argv) {
         printf("               %5zu %5zu %5zu", small[s][0], small[s][1], small[s][2]);
         for (int t = 0; t < 4; t++)
             printf(" %7.1f", bench(1, t >> 1, t & 1, small[s][0], small[s][1], small[s][2]));
+        printf("\n");
+    }
+    printf("\ngemm_serial, one-row products (generation: 1 x OC x C)\n");
+    static const size_t rows1[][3] = {{1, 1152, 384}, {1, 384, 1536}, {1, 384, 384}};
+    for (size_t s = 0; s < sizeof rows1 / sizeof rows1[0]; s++) {
+        printf("               %5zu %5zu %5zu", rows1[s][0], rows1[s][1], rows1[s][2]);
+        for (int t = 0; t < 4; t++)
+            printf(" %7.1f", bench(1, t >> 1, t & 1, rows1[s][0], rows1[s][1], rows1[s][2]));
         printf("\n");
     }
     pool_shutdown();

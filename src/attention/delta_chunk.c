@@ -3,11 +3,6 @@
 // Notation (see the header): d = dh, C = chunk, L = this chunk's length,
 // r = position inside the chunk, t = t0 + r. P = S_{t-1} (the state a position
 // reads), G = dL/dS_t (what flows back into the state a position writes).
-//
-// Dot products over a row use LANES independent partial sums added in a fixed
-// order at the end: the compiler vectorises that without -ffast-math (a plain
-// float `acc += a*b` loop cannot be reassociated), and the result depends on d
-// only, never on threads.
 #include "delta_chunk.h"
 
 #include <math.h>
@@ -15,19 +10,109 @@
 
 #include "attention/feature_map.h"
 
-#define LANES 16
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 // sub-buffers start on 16-float (64-byte) boundaries
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk - 1) / p->chunk : 0; }
 
-static float lane_sum(const float *acc) {
-    float s = 0.0f;
-    for (size_t l = 0; l < LANES; l++) s += acc[l];
-    return s;
+// ---- vector kernels ----
+//
+// Dot products over a row keep LANES = 16 partial sums (lane l takes the
+// elements j ≡ l mod 16) and add them pairwise in a fixed order at the end
+// (l += l+8, then +4, +2, +1): a plain float `acc += a*b` loop cannot be
+// vectorised without -ffast-math, and a chain of 16 dependent scalar adds per
+// row cost more than the arithmetic. Sᵀx keeps one column block in registers
+// over all rows instead of re-storing the output row by row.
+// The AVX-512 versions do exactly the plain versions' float operations in the
+// same order (separate multiply and add, as the plain C compiles without FMA
+// contraction under -std=c11), so both give the same bits; results depend on d,
+// never on the thread count.
+#define LANES 16
+
+#if defined(__AVX512F__)
+// tail mask for the n - j0 < 16 remaining floats
+static inline __mmask16 tail_mask(size_t rest) { return (__mmask16)((1u << rest) - 1u); }
+
+// the pairwise lane sum described above
+static inline float hsum16(__m512 v) {
+    __m256 lo = _mm512_castps512_ps256(v);
+    __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+    __m256 a = _mm256_add_ps(lo, hi);                                          // l += l+8
+    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));  // += l+4
+    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));                             // += l+2
+    __m128 e = _mm_add_ss(c, _mm_shuffle_ps(c, c, 1));                         // += l+1
+    return _mm_cvtss_f32(e);
 }
 
-// a · b over n floats
+static float dot(const float *a, const float *b, size_t n) {
+    __m512 acc = _mm512_setzero_ps();
+    for (size_t j0 = 0; j0 < n; j0 += LANES) {
+        __mmask16 m = n - j0 >= LANES ? (__mmask16)0xffff : tail_mask(n - j0);
+        acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, a + j0),
+                                               _mm512_maskz_loadu_ps(m, b + j0)));
+    }
+    return hsum16(acc);
+}
+
+static void mat_t_vec(size_t d, float *restrict out, const float *restrict S,
+                      const float *restrict x) {
+    for (size_t j0 = 0; j0 < d; j0 += LANES) {
+        __mmask16 m = d - j0 >= LANES ? (__mmask16)0xffff : tail_mask(d - j0);
+        __m512 acc = _mm512_setzero_ps();
+        for (size_t i = 0; i < d; i++)
+            acc = _mm512_add_ps(acc, _mm512_mul_ps(_mm512_set1_ps(x[i]),
+                                                   _mm512_maskz_loadu_ps(m, S + i * d + j0)));
+        _mm512_mask_storeu_ps(out + j0, m, acc);
+    }
+}
+
+static void pass_a_row(size_t d, float *restrict Gi, const float *restrict Pi,
+                       const float *restrict dy, const float *restrict u, float *restrict du,
+                       float qi, float ki, float out[3]) {
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, vq = _mm512_set1_ps(qi),
+           vk = _mm512_set1_ps(ki);
+    for (size_t j0 = 0; j0 < d; j0 += LANES) {
+        __mmask16 m = d - j0 >= LANES ? (__mmask16)0xffff : tail_mask(d - j0);
+        __m512 g = _mm512_maskz_loadu_ps(m, Gi + j0), p = _mm512_maskz_loadu_ps(m, Pi + j0);
+        __m512 y = _mm512_maskz_loadu_ps(m, dy + j0), uu = _mm512_maskz_loadu_ps(m, u + j0);
+        g = _mm512_add_ps(g, _mm512_mul_ps(vq, y));
+        _mm512_mask_storeu_ps(Gi + j0, m, g);
+        __m512 dd = _mm512_add_ps(_mm512_maskz_loadu_ps(m, du + j0), _mm512_mul_ps(vk, g));
+        _mm512_mask_storeu_ps(du + j0, m, dd);
+        a0 = _mm512_add_ps(a0, _mm512_mul_ps(p, y));
+        a1 = _mm512_add_ps(a1, _mm512_mul_ps(g, uu));
+        a2 = _mm512_add_ps(a2, _mm512_mul_ps(p, g));
+    }
+    out[0] = hsum16(a0);
+    out[1] = hsum16(a1);
+    out[2] = hsum16(a2);
+}
+
+static float pass_b_row(size_t d, float *restrict Gi, const float *restrict Pi,
+                        const float *restrict du, float lam, float c) {
+    __m512 acc = _mm512_setzero_ps(), vl = _mm512_set1_ps(lam), vc = _mm512_set1_ps(c);
+    for (size_t j0 = 0; j0 < d; j0 += LANES) {
+        __mmask16 m = d - j0 >= LANES ? (__mmask16)0xffff : tail_mask(d - j0);
+        __m512 g = _mm512_maskz_loadu_ps(m, Gi + j0), p = _mm512_maskz_loadu_ps(m, Pi + j0);
+        __m512 dd = _mm512_maskz_loadu_ps(m, du + j0);
+        acc = _mm512_add_ps(acc, _mm512_mul_ps(p, dd));
+        g = _mm512_sub_ps(_mm512_mul_ps(vl, g), _mm512_mul_ps(vc, dd));
+        _mm512_mask_storeu_ps(Gi + j0, m, g);
+    }
+    return hsum16(acc);
+}
+
+#else  // portable C: the same operations, in the same order
+
+static float lane_sum(float *acc) {
+    for (size_t w = LANES / 2; w >= 1; w /= 2)
+        for (size_t l = 0; l < w; l++) acc[l] += acc[l + w];
+    return acc[0];
+}
+
 static float dot(const float *a, const float *b, size_t n) {
     float acc[LANES] = {0};
     size_t j0 = 0;
@@ -36,6 +121,64 @@ static float dot(const float *a, const float *b, size_t n) {
     for (size_t j = j0; j < n; j++) acc[j - j0] += a[j] * b[j];
     return lane_sum(acc);
 }
+
+static void mat_t_vec(size_t d, float *restrict out, const float *restrict S,
+                      const float *restrict x) {
+    // out_j = Σ_i x_i S_ij, over i in order (row axpys: the same sums)
+    for (size_t j = 0; j < d; j++) out[j] = 0.0f;
+    for (size_t i = 0; i < d; i++)
+        for (size_t j = 0; j < d; j++) out[j] += x[i] * S[i * d + j];
+}
+
+// row i of pass A: G_i += q̂_i dy; du += k̂_i G_i; out = (P_i·dy, G_i·u, P_i·G_i)
+static void pass_a_row(size_t d, float *restrict Gi, const float *restrict Pi,
+                       const float *restrict dy, const float *restrict u, float *restrict du,
+                       float qi, float ki, float out[3]) {
+    float a0[LANES] = {0}, a1[LANES] = {0}, a2[LANES] = {0};
+    size_t j0 = 0;
+    for (; j0 + LANES <= d; j0 += LANES)
+        for (size_t l = 0; l < LANES; l++) {
+            size_t j = j0 + l;
+            float g = Gi[j] + qi * dy[j];
+            Gi[j] = g;
+            du[j] += ki * g;
+            a0[l] += Pi[j] * dy[j];
+            a1[l] += g * u[j];
+            a2[l] += Pi[j] * g;
+        }
+    for (size_t j = j0; j < d; j++) {
+        size_t l = j - j0;
+        float g = Gi[j] + qi * dy[j];
+        Gi[j] = g;
+        du[j] += ki * g;
+        a0[l] += Pi[j] * dy[j];
+        a1[l] += g * u[j];
+        a2[l] += Pi[j] * g;
+    }
+    out[0] = lane_sum(a0);
+    out[1] = lane_sum(a1);
+    out[2] = lane_sum(a2);
+}
+
+// row i of pass B: returns P_i·du; G_i = λ G_i − c du (c = λβ k̂_i)
+static float pass_b_row(size_t d, float *restrict Gi, const float *restrict Pi,
+                        const float *restrict du, float lam, float c) {
+    float acc[LANES] = {0};
+    size_t j0 = 0;
+    for (; j0 + LANES <= d; j0 += LANES)
+        for (size_t l = 0; l < LANES; l++) {
+            size_t j = j0 + l;
+            acc[l] += Pi[j] * du[j];
+            Gi[j] = lam * Gi[j] - c * du[j];
+        }
+    for (size_t j = j0; j < d; j++) {
+        acc[j - j0] += Pi[j] * du[j];
+        Gi[j] = lam * Gi[j] - c * du[j];
+    }
+    return lane_sum(acc);
+}
+
+#endif
 
 // ---- per token ----
 
@@ -61,9 +204,6 @@ void delta_beta(float a, float *beta, float *one_minus_beta) {
 
 // Row kernels with restrict, so that each is one plain vector loop (the
 // in-place update gets its own kernel: S and Sn may be the same rows).
-static inline void row_axpy(size_t d, float *restrict acc, float c, const float *restrict x) {
-    for (size_t j = 0; j < d; j++) acc[j] += c * x[j];
-}
 static inline void row_decay_add(size_t d, float *restrict x, float lam, float c,
                                  const float *restrict e) {
     for (size_t j = 0; j < d; j++) x[j] = lam * x[j] + c * e[j];
@@ -75,9 +215,8 @@ static inline void row_decay_add_to(size_t d, float *restrict out, const float *
 
 void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, const float *kh,
                  const float *qh, float *e, float *y, const float *v) {
-    // e = v − λ Sᵀk̂ (the sum over rows i is sequential, each row a vector axpy)
-    for (size_t j = 0; j < d; j++) e[j] = 0.0f;
-    for (size_t i = 0; i < d; i++) row_axpy(d, e, kh[i], S + i * d);
+    // e = v − λ Sᵀk̂
+    mat_t_vec(d, e, S, kh);
     for (size_t j = 0; j < d; j++) e[j] = v[j] - lam * e[j];
     if (!Sn) return;
     // Sn = λ S + (β k̂) eᵀ
@@ -87,8 +226,7 @@ void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, con
     }
     if (!y) return;
     // y = Snᵀ q̂ (e is dead: y may overwrite it)
-    for (size_t j = 0; j < d; j++) y[j] = 0.0f;
-    for (size_t i = 0; i < d; i++) row_axpy(d, y, qh[i], Sn + i * d);
+    mat_t_vec(d, y, Sn, qh);
 }
 
 // ---- saved: the state entering each chunk ----
@@ -182,54 +320,6 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
 //   e = v − λ Pᵀk̂:      dv = de;  dλ −= de·(Pᵀk̂) = β k̂ᵀ(P du);
 //                       dk̂ −= λβ P du;  dP −= λβ k̂ duᵀ
 // Pass A does the first two lines (du needs all of G), pass B the last one.
-
-// row i of pass A: G_i += q̂_i dy; du += k̂_i G_i; out = (P_i·dy, G_i·u, P_i·G_i)
-static void pass_a_row(size_t d, float *restrict Gi, const float *restrict Pi,
-                       const float *restrict dy, const float *restrict u, float *restrict du,
-                       float qi, float ki, float out[3]) {
-    float a0[LANES] = {0}, a1[LANES] = {0}, a2[LANES] = {0};
-    size_t j0 = 0;
-    for (; j0 + LANES <= d; j0 += LANES)
-        for (size_t l = 0; l < LANES; l++) {
-            size_t j = j0 + l;
-            float g = Gi[j] + qi * dy[j];
-            Gi[j] = g;
-            du[j] += ki * g;
-            a0[l] += Pi[j] * dy[j];
-            a1[l] += g * u[j];
-            a2[l] += Pi[j] * g;
-        }
-    for (size_t j = j0; j < d; j++) {
-        size_t l = j - j0;
-        float g = Gi[j] + qi * dy[j];
-        Gi[j] = g;
-        du[j] += ki * g;
-        a0[l] += Pi[j] * dy[j];
-        a1[l] += g * u[j];
-        a2[l] += Pi[j] * g;
-    }
-    out[0] = lane_sum(a0);
-    out[1] = lane_sum(a1);
-    out[2] = lane_sum(a2);
-}
-
-// row i of pass B: returns P_i·du; G_i = λ G_i − c du (c = λβ k̂_i)
-static float pass_b_row(size_t d, float *restrict Gi, const float *restrict Pi,
-                        const float *restrict du, float lam, float c) {
-    float acc[LANES] = {0};
-    size_t j0 = 0;
-    for (; j0 + LANES <= d; j0 += LANES)
-        for (size_t l = 0; l < LANES; l++) {
-            size_t j = j0 + l;
-            acc[l] += Pi[j] * du[j];
-            Gi[j] = lam * Gi[j] - c * du[j];
-        }
-    for (size_t j = j0; j < d; j++) {
-        acc[j - j0] += Pi[j] * du[j];
-        Gi[j] = lam * Gi[j] - c * du[j];
-    }
-    return lane_sum(acc);
-}
 
 // out = φ(x)/s  =>  dφ_m = (dout_m − dout·out) / s  (just dout without normalize);
 // dx += dφ · φ'(x). dout is overwritten with dφ.

@@ -291,9 +291,8 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
 #else
 // ================================================================ plain C (4 x 16)
 
-// gcc vectorises the j loops. Without FMA each step is a multiply then an
-// add (the build has no -ffast-math, so no contraction): still one fixed
-// order for every element.
+// gcc vectorises the j loops. Each step is a multiply then an add (gcc does
+// not contract them into FMAs under -std=c11): one fixed order per element.
 void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
                 size_t nr, float alpha, float beta) {
     float acc[GEMM_MR][GEMM_NR] = {{0}};

@@ -2,7 +2,7 @@
 //
 // The block is graph_build's, line for line:
 //   x = wte[token] + wpe[min(pos, block_size-1)]
-//   per layer:  x += proj(Attn(LN1(x)))       (Attn = the kind's recurrent step)
+//   per layer:  x += proj(Attn(LN1(x)))       (Attn = the kind's one-token step)
 //               x += fc_proj(gelu(fc(LN2(x))))  (when ffn_mult > 0)
 //   logits = wte @ LN_f(x)                      (tied head)
 // matmul_forward runs gemm with one row; gemm computes each output element by

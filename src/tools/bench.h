@@ -47,8 +47,9 @@ double bench_cpu_now(void);  // CPU time of the whole process (all threads), sec
 typedef void (*BenchFn)(void *ctx);
 
 typedef struct {
-    double median, min, max;  // seconds per call of `body`
+    double median, min, max;  // wall seconds per call of `body`
     int reps;                 // timed calls
+    double cpu_median;        // median CPU seconds per call, all threads together
     double cpu_share;         // process CPU time / (wall time x pool threads) over the
                               // timed calls: well below 1 means other processes took
                               // the cores (or the work did not keep every thread busy)

@@ -25,7 +25,7 @@
 
 enum { LAYERS = 4, HEADS = 4, D_MODEL = 128 };
 
-enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_FLOPS, OUT_ALLOC, OUT_CPU };
+enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_FLOPS, OUT_ALLOC, OUT_CPU, OUT_CPU_MEDIAN };
 
 typedef enum { PT_PENDING, PT_OK, PT_SKIPPED, PT_FAILED } PointStatus;  // PENDING: not run yet
 
@@ -68,6 +68,7 @@ static int length_child(void *ctx, double *out) {
     out[OUT_MAX] = t.max;
     out[OUT_REPS] = t.reps;
     out[OUT_CPU] = t.cpu_share;
+    out[OUT_CPU_MEDIAN] = t.cpu_median;
     out[OUT_FLOPS] = f.dense + f.attention;
     out[OUT_ALLOC] = bench_model_graph_bytes(&x.m, &x.g);
     graph_free(&x.g);
@@ -131,58 +132,56 @@ static void run_point(const BenchOpts *o, const char *kind, size_t N, Point *pts
     p->status = PT_OK;
 }
 
-static double us_per_token(const Point *p, size_t N) {
-    return p->status == PT_OK ? p->r.out[OUT_MEDIAN] / (double)N * 1e6 : NAN;
+// Per-token cost of a point in microseconds: wall clock (what a user waits),
+// or CPU time summed over the threads (the work done, which other processes
+// on a shared machine inflate far less than the wall time). NAN if not measured.
+typedef enum { BY_WALL, BY_CPU } Metric;
+
+static double us_per_token(const Point *p, size_t N, Metric by) {
+    if (p->status != PT_OK) return NAN;
+    return p->r.out[by == BY_WALL ? OUT_MEDIAN : OUT_CPU_MEDIAN] / (double)N * 1e6;
 }
 
 // "linear_decay is faster per token than softmax from N = 1024 on (crossover
 // ~ 700 by log-log interpolation)": the smallest measured N from which the
 // kind stays faster at every longer measured N.
-static void print_crossover(FILE *f, const BenchOpts *o, Point *pts, int ks, int k) {
-    const char *a = o->kinds[k], *s = o->kinds[ks];
+static void print_crossover(FILE *f, const BenchOpts *o, const Point *pts, int ks, int k, Metric by) {
+    const char *a = o->kinds[k], *s = o->kinds[ks], *what = by == BY_WALL ? "wall" : "CPU";
+    const Point *pa = pts + k * o->n_seq, *ps = pts + ks * o->n_seq;
     int from = -1, lastok = -1;
     for (int i = o->n_seq - 1; i >= 0; i--) {
-        double tk = us_per_token(&pts[k * o->n_seq + i], o->seq[i]);
-        double ts = us_per_token(&pts[ks * o->n_seq + i], o->seq[i]);
-        if (isnan(tk) || isnan(ts)) continue;
+        double ta = us_per_token(&pa[i], o->seq[i], by), ts = us_per_token(&ps[i], o->seq[i], by);
+        if (isnan(ta) || isnan(ts)) continue;
         if (lastok < 0) lastok = i;
-        if (tk >= ts) break;
+        if (ta >= ts) break;
         from = i;
     }
+    fprintf(f, "  crossover (%s time) %s vs %s: ", what, a, s);
     if (lastok < 0) {
-        fprintf(f, "  crossover %s vs %s: no length measured for both\n", a, s);
+        fprintf(f, "no length measured for both\n");
         return;
     }
     if (from < 0) {
-        double r = us_per_token(&pts[k * o->n_seq + lastok], o->seq[lastok]) /
-                   us_per_token(&pts[ks * o->n_seq + lastok], o->seq[lastok]);
-        fprintf(f, "  crossover %s vs %s: none up to N = %zu (%s is %.2fx slower per token there)\n", a, s,
-                o->seq[lastok], a, r);
+        double r = us_per_token(&pa[lastok], o->seq[lastok], by) / us_per_token(&ps[lastok], o->seq[lastok], by);
+        fprintf(f, "none up to N = %zu (%s takes %.2fx the time per token there)\n", o->seq[lastok], a, r);
         return;
     }
     // the measured length just below `from` (with both kinds measured)
     int below = -1;
-    for (int i = from - 1; i >= 0; i--)
-        if (!isnan(us_per_token(&pts[k * o->n_seq + i], o->seq[i])) &&
-            !isnan(us_per_token(&pts[ks * o->n_seq + i], o->seq[i]))) {
+    for (int i = from - 1; i >= 0 && below < 0; i--)
+        if (!isnan(us_per_token(&pa[i], o->seq[i], by)) && !isnan(us_per_token(&ps[i], o->seq[i], by)))
             below = i;
-            break;
-        }
     if (below < 0) {
-        fprintf(f, "  crossover %s vs %s: %s is faster per token at every measured length (from N = %zu)\n",
-                a, s, a, o->seq[from]);
+        fprintf(f, "%s is faster per token at every measured length (from N = %zu)\n", a, o->seq[from]);
         return;
     }
-    // log(t_a / t_s) is taken as linear in log N between the two lengths
+    // log(t_a / t_s) taken as linear in log N between the two lengths
     double n0 = (double)o->seq[below], n1 = (double)o->seq[from];
-    double r0 = log(us_per_token(&pts[k * o->n_seq + below], o->seq[below]) /
-                    us_per_token(&pts[ks * o->n_seq + below], o->seq[below]));
-    double r1 = log(us_per_token(&pts[k * o->n_seq + from], o->seq[from]) /
-                    us_per_token(&pts[ks * o->n_seq + from], o->seq[from]));
+    double r0 = log(us_per_token(&pa[below], o->seq[below], by) / us_per_token(&ps[below], o->seq[below], by));
+    double r1 = log(us_per_token(&pa[from], o->seq[from], by) / us_per_token(&ps[from], o->seq[from], by));
     double nx = exp(log(n0) + (log(n1) - log(n0)) * r0 / (r0 - r1));
-    fprintf(f, "  crossover %s vs %s: %s is faster per token from N = %zu on (slower at %zu); "
-               "log-log interpolation puts the crossover near N = %.0f\n",
-            a, s, a, o->seq[from], o->seq[below], nx);
+    fprintf(f, "%s is faster per token from N = %zu on (slower at %zu); log-log interpolation puts "
+               "the crossover near N = %.0f\n", a, o->seq[from], o->seq[below], nx);
 }
 
 static int write_csv(const BenchOpts *o, const Point *pts) {
@@ -192,7 +191,7 @@ static int write_csv(const BenchOpts *o, const Point *pts) {
     int rc = atomic_open(&a, path);
     if (rc) return rc;
     fprintf(a.f, "kind,seq_len,status,reps,step_s_median,step_s_min,step_s_max,us_per_token,tokens_per_s,"
-                 "gflops,cpu_share,peak_rss_bytes,alloc_bytes,note\n");
+                 "gflops,cpu_share,cpu_us_per_token,peak_rss_bytes,alloc_bytes,note\n");
     for (int k = 0; k < o->n_kinds; k++)
         for (int i = 0; i < o->n_seq; i++) {
             const Point *p = &pts[k * o->n_seq + i];
@@ -201,12 +200,12 @@ static int write_csv(const BenchOpts *o, const Point *pts) {
             fprintf(a.f, "%s,%zu,%s,", o->kinds[k], N, st[p->status]);
             if (p->status == PT_OK) {
                 const double *v = p->r.out;
-                fprintf(a.f, "%d,%.6g,%.6g,%.6g,%.6g,%.1f,%.3f,%.3f,%.0f,%.0f,", (int)v[OUT_REPS], v[OUT_MEDIAN],
-                        v[OUT_MIN], v[OUT_MAX], v[OUT_MEDIAN] / (double)N * 1e6, (double)N / v[OUT_MEDIAN],
-                        v[OUT_FLOPS] * (double)N / v[OUT_MEDIAN] * 1e-9, v[OUT_CPU], p->r.peak_rss,
-                        v[OUT_ALLOC]);
+                fprintf(a.f, "%d,%.6g,%.6g,%.6g,%.6g,%.1f,%.3f,%.3f,%.6g,%.0f,%.0f,", (int)v[OUT_REPS],
+                        v[OUT_MEDIAN], v[OUT_MIN], v[OUT_MAX], us_per_token(p, N, BY_WALL),
+                        (double)N / v[OUT_MEDIAN], v[OUT_FLOPS] * (double)N / v[OUT_MEDIAN] * 1e-9, v[OUT_CPU],
+                        us_per_token(p, N, BY_CPU), p->r.peak_rss, v[OUT_ALLOC]);
             } else {
-                fprintf(a.f, ",,,,,,,,,,");
+                fprintf(a.f, ",,,,,,,,,,,");
             }
             // the note may hold commas (error messages): quote it, doubling quotes
             fputc('"', a.f);
@@ -221,24 +220,30 @@ static int write_csv(const BenchOpts *o, const Point *pts) {
 
 static int write_charts(const BenchOpts *o, const Point *pts) {
     int K = o->n_kinds, S = o->n_seq;
-    double x[BENCH_MAX_SEQ], t[BENCH_MAX_KINDS][BENCH_MAX_SEQ], rss[BENCH_MAX_KINDS][BENCH_MAX_SEQ],
-        alloc[BENCH_MAX_KINDS][BENCH_MAX_SEQ];
-    char labels[2 * BENCH_MAX_KINDS][64];
-    SvgSeries st[BENCH_MAX_KINDS], sm[2 * BENCH_MAX_KINDS];
+    double x[BENCH_MAX_SEQ], tw[BENCH_MAX_KINDS][BENCH_MAX_SEQ], tc[BENCH_MAX_KINDS][BENCH_MAX_SEQ],
+        rss[BENCH_MAX_KINDS][BENCH_MAX_SEQ], alloc[BENCH_MAX_KINDS][BENCH_MAX_SEQ];
+    char lt[2 * BENCH_MAX_KINDS][64], lm[2 * BENCH_MAX_KINDS][64];
+    SvgSeries st[2 * BENCH_MAX_KINDS], sm[2 * BENCH_MAX_KINDS];
     for (int i = 0; i < S; i++) x[i] = (double)o->seq[i];
     for (int k = 0; k < K; k++) {
         for (int i = 0; i < S; i++) {
             const Point *p = &pts[k * S + i];
             int ok = p->status == PT_OK;
-            t[k][i] = us_per_token(p, o->seq[i]);
+            tw[k][i] = us_per_token(p, o->seq[i], BY_WALL);
+            tc[k][i] = us_per_token(p, o->seq[i], BY_CPU);
             rss[k][i] = ok ? p->r.peak_rss / 1048576.0 : NAN;
             alloc[k][i] = ok ? p->r.out[OUT_ALLOC] / 1048576.0 : NAN;
         }
-        st[k] = (SvgSeries){.label = o->kinds[k], .x = x, .y = t[k], .n = (size_t)S, .color = k + 1};
-        snprintf(labels[2 * k], sizeof labels[0], "%s peak RSS", o->kinds[k]);
-        snprintf(labels[2 * k + 1], sizeof labels[0], "%s model+graph", o->kinds[k]);
-        sm[2 * k] = (SvgSeries){.label = labels[2 * k], .x = x, .y = rss[k], .n = (size_t)S, .color = k + 1};
-        sm[2 * k + 1] = (SvgSeries){.label = labels[2 * k + 1], .x = x, .y = alloc[k], .n = (size_t)S,
+        // one colour per kind; solid and dashed are two views of the same points
+        snprintf(lt[2 * k], sizeof lt[0], "%s wall", o->kinds[k]);
+        snprintf(lt[2 * k + 1], sizeof lt[0], "%s CPU (all threads)", o->kinds[k]);
+        st[2 * k] = (SvgSeries){.label = lt[2 * k], .x = x, .y = tw[k], .n = (size_t)S, .color = k + 1};
+        st[2 * k + 1] = (SvgSeries){.label = lt[2 * k + 1], .x = x, .y = tc[k], .n = (size_t)S, .dashed = 1,
+                                    .color = k + 1};
+        snprintf(lm[2 * k], sizeof lm[0], "%s peak RSS", o->kinds[k]);
+        snprintf(lm[2 * k + 1], sizeof lm[0], "%s model+graph", o->kinds[k]);
+        sm[2 * k] = (SvgSeries){.label = lm[2 * k], .x = x, .y = rss[k], .n = (size_t)S, .color = k + 1};
+        sm[2 * k + 1] = (SvgSeries){.label = lm[2 * k + 1], .x = x, .y = alloc[k], .n = (size_t)S,
                                     .dashed = 1, .color = k + 1};
     }
     char path[4200];
@@ -246,7 +251,7 @@ static int write_charts(const BenchOpts *o, const Point *pts) {
                    .xlabel = "sequence length N (tokens)", .ylabel = "microseconds per token",
                    .logx = 1, .logy = 1};
     snprintf(path, sizeof path, "%s/cost_vs_length.svg", o->out);
-    int rc = svg_line_chart(path, &ct, st, (size_t)K);
+    int rc = svg_line_chart(path, &ct, st, (size_t)(2 * K));
     if (rc) return rc;
     SvgChart cm = {.title = "Training memory of one sequence vs length (forward + backward)",
                    .xlabel = "sequence length N (tokens)", .ylabel = "MiB", .logx = 1, .logy = 1};
@@ -259,12 +264,14 @@ int bench_part_length(const BenchOpts *o) {
     memset(pts, 0, sizeof pts);
     printf("== Cost vs length: forward + backward of one sequence of N tokens (batch 1), %d threads ==\n"
            "  model: layers %d, heads %d, d_model %d, ffn 4, vocab %d (random tokens), pos none, chunk 64\n"
-           "  time: median of n timed runs after one warm-up; cpu%%: CPU time / (wall x threads).\n"
+           "  time: median of n timed runs after one warm-up (us/token: wall clock; cpu us/tok: CPU time\n"
+           "  of all threads, the work itself). cpu%%: CPU time / (wall x threads); low means other\n"
+           "  processes had the cores or the work did not keep every thread busy.\n"
            "  peak RSS: the measuring process's maximum resident set (everything in it).\n"
            "  model+graph: weights, gradients, activations, their gradients, saved tensors as allocated.\n\n",
            o->threads, LAYERS, HEADS, D_MODEL, BENCH_VOCAB);
-    printf("  %-13s %6s %10s %9s %8s %10s %5s %5s %10s %11s\n", "kind", "N", "us/token", "tokens/s", "GFLOP/s",
-           "step s", "n", "cpu%", "peak RSS", "model+graph");
+    printf("  %-13s %6s %9s %12s %9s %8s %9s %5s %5s %10s %11s\n", "kind", "N", "us/token", "cpu us/tok",
+           "tokens/s", "GFLOP/s", "step s", "n", "cpu%", "peak RSS", "model+graph");
     for (int k = 0; k < o->n_kinds; k++) {
         for (int i = 0; i < o->n_seq; i++) {
             Point *p = &pts[k * o->n_seq + i];
@@ -278,9 +285,10 @@ int bench_part_length(const BenchOpts *o) {
                 char rss[32], al[32];
                 format_bytes(rss, sizeof rss, p->r.peak_rss);
                 format_bytes(al, sizeof al, v[OUT_ALLOC]);
-                printf("%10.2f %9.0f %8.1f %10.4g %5d %4.0f%% %10s %11s\n", us_per_token(p, N),
-                       (double)N / v[OUT_MEDIAN], v[OUT_FLOPS] * (double)N / v[OUT_MEDIAN] * 1e-9,
-                       v[OUT_MEDIAN], (int)v[OUT_REPS], 100 * v[OUT_CPU], rss, al);
+                printf("%9.2f %12.2f %9.0f %8.1f %9.4g %5d %4.0f%% %10s %11s\n", us_per_token(p, N, BY_WALL),
+                       us_per_token(p, N, BY_CPU), (double)N / v[OUT_MEDIAN],
+                       v[OUT_FLOPS] * (double)N / v[OUT_MEDIAN] * 1e-9, v[OUT_MEDIAN], (int)v[OUT_REPS],
+                       100 * v[OUT_CPU], rss, al);
             }
             fflush(stdout);
         }
@@ -291,7 +299,10 @@ int bench_part_length(const BenchOpts *o) {
     if (ks >= 0) {
         printf("\n");
         for (int k = 0; k < o->n_kinds; k++)
-            if (k != ks) print_crossover(stdout, o, pts, ks, k);
+            if (k != ks) {
+                print_crossover(stdout, o, pts, ks, k, BY_WALL);
+                print_crossover(stdout, o, pts, ks, k, BY_CPU);
+            }
     }
     printf("\n");
     int rc = write_csv(o, pts);

@@ -26,7 +26,8 @@ static const TrainSize SIZES[] = {
     {"large", 6, 6, 384, 256, 8},   // nanoGPT's Shakespeare GPU settings, smaller batch
 };
 
-enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_DENSE, OUT_ATTN, OUT_PARAMS, OUT_ALLOC, OUT_CPU };
+enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_DENSE, OUT_ATTN, OUT_PARAMS, OUT_ALLOC, OUT_CPU,
+       OUT_CPU_MEDIAN };
 
 typedef struct {
     const BenchOpts *o;
@@ -70,6 +71,7 @@ static int train_child(void *ctx, double *out) {
     out[OUT_MAX] = t.max;
     out[OUT_REPS] = t.reps;
     out[OUT_CPU] = t.cpu_share;
+    out[OUT_CPU_MEDIAN] = t.cpu_median;
     out[OUT_DENSE] = f.dense;
     out[OUT_ATTN] = f.attention;
     out[OUT_PARAMS] = (double)x.m.n_weights;
@@ -89,17 +91,19 @@ int bench_part_train(const BenchOpts *o) {
     if (rc) return rc;
     fprintf(a.f, "config,kind,layers,heads,d_model,block_size,batch_size,params,reps,step_s_median,"
                  "step_s_min,step_s_max,tokens_per_s,flops_per_token_dense,flops_per_token_attention,"
-                 "gflops,peak_gflops,pct_of_peak,cpu_share,peak_rss_bytes,alloc_bytes\n");
+                 "gflops,peak_gflops,pct_of_peak,cpu_share,cpu_s_median,pct_of_peak_while_running,peak_rss_bytes,"
+                 "alloc_bytes\n");
 
     printf("== Training throughput: full steps (forward + backward + AdamW), %d threads ==\n", o->threads);
     printf("  FLOPs per token: 6 x matmul weights (tied head included) + attention as its kernels\n"
-           "  execute it (src/tools/bench_flops.c). %% of peak: of the %d-thread FMA peak by CPU time,\n"
-           "  %.1f GFLOP/s. Step time: median of n timed steps after one warm-up step.\n"
-           "  cpu%%: CPU time / (wall x threads) over the timed steps; well under 100%% means other\n"
-           "  processes had the cores (or the threads waited on each other).\n\n",
+           "  execute it (src/tools/bench_flops.c). Step time: median of n timed steps after one warm-up.\n"
+           "  %% peak: GFLOP/s (wall clock) / the %d-thread FMA peak by CPU time, %.1f GFLOP/s.\n"
+           "  cpu%%: CPU time / (wall x threads); well under 100%% means other processes had the cores.\n"
+           "  %% busy: FLOPs per CPU-second / one thread's share of the peak: how much of the FMA rate the\n"
+           "  threads reach while they run (load-independent; idle waiting is not counted).\n\n",
            o->threads, o->peak_all);
-    printf("  %-26s %-13s %9s %10s %8s %7s %10s %5s %5s %10s\n", "config", "kind", "tokens/s", "MFLOP/tok",
-           "GFLOP/s", "% peak", "step ms", "n", "cpu%", "peak RSS");
+    printf("  %-26s %-13s %9s %10s %8s %7s %10s %5s %5s %7s %10s\n", "config", "kind", "tokens/s", "MFLOP/tok",
+           "GFLOP/s", "% peak", "step ms", "n", "cpu%", "% busy", "peak RSS");
     for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
         const TrainSize *s = &SIZES[si];
         char label[64];
@@ -110,7 +114,7 @@ int bench_part_train(const BenchOpts *o) {
             BenchResult r;
             if (bench_in_child(train_child, &j, &r)) {
                 printf("  %-26s %-13s failed: %s\n", label, o->kinds[k], err_msg());
-                fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,\n", s->name, o->kinds[k], s->layers,
+                fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,,,\n", s->name, o->kinds[k], s->layers,
                         s->heads, s->d_model, s->block_size, s->batch_size);
                 continue;
             }
@@ -120,15 +124,21 @@ int bench_part_train(const BenchOpts *o) {
             double flops = v[OUT_DENSE] + v[OUT_ATTN];
             double gflops = flops * tok_s * 1e-9;
             double pct = o->peak_all > 0 ? 100.0 * gflops / o->peak_all : NAN;
+            double per_thread_peak = o->peak_all / o->threads;
+            double busy = o->peak_all > 0 ? 100.0 * flops * tokens / v[OUT_CPU_MEDIAN] * 1e-9 / per_thread_peak
+                                          : NAN;
             char rss[32];
             format_bytes(rss, sizeof rss, r.peak_rss);
-            printf("  %-26s %-13s %9.0f %10.2f %8.1f %6.1f%% %10.2f %5d %4.0f%% %10s\n", label, o->kinds[k],
-                   tok_s, flops * 1e-6, gflops, pct, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], rss);
+            printf("  %-26s %-13s %9.0f %10.2f %8.1f %6.1f%% %10.2f %5d %4.0f%% %6.1f%% %10s\n", label,
+                   o->kinds[k], tok_s, flops * 1e-6, gflops, pct, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS],
+                   100 * v[OUT_CPU], busy, rss);
             fflush(stdout);
-            fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.0f,%.0f\n",
+            fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.6g,%.2f,"
+                         "%.0f,%.0f\n",
                     s->name, o->kinds[k], s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
                     v[OUT_PARAMS], (int)v[OUT_REPS], v[OUT_MEDIAN], v[OUT_MIN], v[OUT_MAX], tok_s,
-                    v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, v[OUT_CPU], r.peak_rss, v[OUT_ALLOC]);
+                    v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, v[OUT_CPU], v[OUT_CPU_MEDIAN], busy,
+                    r.peak_rss, v[OUT_ALLOC]);
         }
     }
     printf("\n");

@@ -39,9 +39,14 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+static double median_of(double *t, int n) {
+    qsort(t, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
 BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx) {
     int cap = o->max_reps > 0 ? o->max_reps : 1;
-    double *t = xcalloc((size_t)cap, sizeof(double));
+    double *t = xcalloc((size_t)cap, sizeof(double)), *c = xcalloc((size_t)cap, sizeof(double));
     // warm-up: first touch of every buffer, caches, the pool's threads waking
     if (setup) setup(ctx);
     body(ctx);
@@ -52,15 +57,16 @@ BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx)
         double c0 = bench_cpu_now(), t0 = bench_now();
         body(ctx);
         t[n] = bench_now() - t0;
-        cpu += bench_cpu_now() - c0;
+        c[n] = bench_cpu_now() - c0;
+        cpu += c[n];
         total += t[n++];
     }
-    qsort(t, (size_t)n, sizeof(double), cmp_double);
-    // the median: middle value, or the mean of the two middle ones
-    BenchTime r = {.median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]),
-                   .min = t[0], .max = t[n - 1], .reps = n,
+    // (initialisers are not sequenced: sort first, then read the extremes)
+    double med = median_of(t, n), cpu_med = median_of(c, n);
+    BenchTime r = {.median = med, .min = t[0], .max = t[n - 1], .reps = n, .cpu_median = cpu_med,
                    .cpu_share = cpu / (total * (double)pool_threads())};
     free(t);
+    free(c);
     return r;
 }
 

@@ -11,8 +11,9 @@
 //      --drift-tokens generated tokens: why the state must be float32
 //   5. KV-cache bytes vs fast-weight state bytes against length
 // Tables go to stdout and DIR/inspect/report.txt; every curve also to a CSV
-// and an SVG in DIR/inspect/. Items 1, 2 and 4 need a fast-weight state and
-// are skipped with a note for softmax.
+// and an SVG in DIR/inspect/. Items 2 and 4 read the state as S | z per head
+// (linear, linear_decay) and are skipped with a note for other kinds; item 1
+// applies to kinds with a decay.
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -89,6 +90,28 @@ static int write_csv(const Inspect *in, const char *name, const char *header, co
         fputc('\n', a.f);
     }
     return atomic_commit(&a);
+}
+
+// A CSV of per-layer S and z values (rows, L) each: columns first, then
+// S_<what>_layer0.., z_<what>_layer0..
+static int write_sz_csv(const Inspect *in, const char *name, const char *first, const char *what,
+                        const double *x, const double *s, const double *z, size_t rows) {
+    size_t L = in->m->L, cap = 64 + 2 * L * (32 + strlen(what));
+    char *hdr = xcalloc(cap, 1);
+    size_t pos = (size_t)snprintf(hdr, cap, "%s", first);
+    for (int part = 0; part < 2; part++)
+        for (size_t l = 0; l < L; l++)
+            pos += (size_t)snprintf(hdr + pos, cap - pos, ",%s_%s_layer%zu", part ? "z" : "S", what, l);
+    double *y = xcalloc(rows * 2 * L + 1, sizeof(double));  // (rows, 2L)
+    for (size_t i = 0; i < rows; i++)
+        for (size_t l = 0; l < L; l++) {
+            y[i * 2 * L + l] = s[i * L + l];
+            y[i * 2 * L + L + l] = z[i * L + l];
+        }
+    int rc = write_csv(in, name, hdr, x, y, rows, 2 * L);
+    free(y);
+    free(hdr);
+    return rc;
 }
 
 // One series per column of y (rows, cols), labelled "layer j" unless labels given.
@@ -217,28 +240,20 @@ static int section_norms(Inspect *in, size_t stretch) {
     out(in, "%s\n", m->kind->uses_decay
                         ? "With decay the state is a leaky sum: its norm levels off after a few horizons."
                         : "Without decay the state only grows (roughly like the number of tokens for z).");
-    char hdr[64 + 40 * 16], title[300];
-    int pos = snprintf(hdr, sizeof hdr, "position");
-    for (size_t l = 0; l < L && pos < (int)sizeof hdr - 40; l++)
-        pos += snprintf(hdr + pos, sizeof hdr - (size_t)pos, ",S_norm_layer%zu", l);
-    for (size_t l = 0; l < L && pos < (int)sizeof hdr - 40; l++)
-        pos += snprintf(hdr + pos, sizeof hdr - (size_t)pos, ",z_norm_layer%zu", l);
-    double *both = xcalloc(n * 2 * L + 1, sizeof(double));
-    for (size_t i = 0; i < n; i++)
-        for (size_t l = 0; l < L; l++) {
-            both[i * 2 * L + l] = s[i * L + l];
-            both[i * 2 * L + L + l] = z[i * L + l];
-        }
-    int rc = write_csv(in, "state_norm.csv", hdr, x, both, n, 2 * L);
-    snprintf(title, sizeof title, "%s (%s): ||S_i||_F, mean over heads", in->r->cfg.name, m->kind->name);
-    if (!rc)
-        rc = write_svg(in, "state_norm_S.svg", title, "position i (tokens seen)", "||S_i||_F", 1, 1, x, s, n,
-                       L, NULL);
-    snprintf(title, sizeof title, "%s (%s): ||z_i||_2, mean over heads", in->r->cfg.name, m->kind->name);
-    if (!rc)
-        rc = write_svg(in, "state_norm_z.svg", title, "position i (tokens seen)", "||z_i||_2", 1, 1, x, z, n,
-                       L, NULL);
-    free(both);
+    char title[300];
+    int rc = write_sz_csv(in, "state_norm.csv", "position", "norm", x, s, z, n);
+    if (!rc) {
+        snprintf(title, sizeof title, "%s (%s): ||S_i||_F, mean over heads", in->r->cfg.name,
+                 m->kind->name);
+        rc = write_svg(in, "state_norm_S.svg", title, "position i (tokens seen)", "||S_i||_F", 1, 1, x, s,
+                       n, L, NULL);
+    }
+    if (!rc) {
+        snprintf(title, sizeof title, "%s (%s): ||z_i||_2, mean over heads", in->r->cfg.name,
+                 m->kind->name);
+        rc = write_svg(in, "state_norm_z.svg", title, "position i (tokens seen)", "||z_i||_2", 1, 1, x, z,
+                       n, L, NULL);
+    }
     free(tok);
     free(s);
     free(z);
@@ -318,8 +333,9 @@ static int section_drift(Inspect *in, size_t n, uint64_t seed) {
     double *s = xcalloc(k * L, sizeof(double)), *z = xcalloc(k * L, sizeof(double));
     double *x = xcalloc(k, sizeof(double));
     probe_fp16_drift(m, start, n, seed, at, k, s, z, n >= 20000 ? drift_progress : NULL);
-    out(in, "%zu tokens generated (temperature 1, seed %llu) with the float32 state; a shadow copy takes the\n"
-            "same updates and is rounded to float16 after every one. Relative error ||X16 - X32|| / ||X32||:\n",
+    out(in, "%zu tokens generated (temperature 1, seed %llu) with the float32 state; a shadow\n"
+            "copy takes the same updates and is rounded to float16 after every one.\n"
+            "Relative error ||X16 - X32|| / ||X32||, X = S or z, all heads of a layer:\n",
         n, (unsigned long long)seed);
     out(in, "%10s", "tokens");
     for (size_t l = 0; l < L; l++) {
@@ -345,19 +361,8 @@ static int section_drift(Inspect *in, size_t n, uint64_t seed) {
     else
         out(in, "Without decay the state grows like the token count: z passes 2048 after a few thousand\n"
                 "tokens, and from then on adding a value below 1 rounds away entirely.\n");
-    char hdr[64 + 40 * 16], title[300];
-    int pos = snprintf(hdr, sizeof hdr, "tokens");
-    for (size_t l = 0; l < L && pos < (int)sizeof hdr - 40; l++)
-        pos += snprintf(hdr + pos, sizeof hdr - (size_t)pos, ",S_rel_err_layer%zu", l);
-    for (size_t l = 0; l < L && pos < (int)sizeof hdr - 40; l++)
-        pos += snprintf(hdr + pos, sizeof hdr - (size_t)pos, ",z_rel_err_layer%zu", l);
-    double *both = xcalloc(k * 2 * L, sizeof(double));
-    for (size_t i = 0; i < k; i++)
-        for (size_t l = 0; l < L; l++) {
-            both[i * 2 * L + l] = s[i * L + l];
-            both[i * 2 * L + L + l] = z[i * L + l];
-        }
-    int rc = write_csv(in, "fp16_drift.csv", hdr, x, both, k, 2 * L);
+    char title[300];
+    int rc = write_sz_csv(in, "fp16_drift.csv", "tokens", "rel_err", x, s, z, k);
     // one chart: S per layer solid, z per layer dashed in the same colour
     SvgSeries ser[32];
     char lab[32][32];
@@ -377,7 +382,6 @@ static int section_drift(Inspect *in, size_t n, uint64_t seed) {
     SvgChart c = {title, "tokens generated", "relative error of the float16 state", 1, 1};
     if (!rc) rc = svg_line_chart(path, &c, ser, ns);
     free(ys);
-    free(both);
     free(s);
     free(z);
     free(x);
@@ -473,8 +477,8 @@ int cmd_inspect(int argc, char **argv) {
     file_path(path, sizeof path, &in, "report.txt");
     if ((rc = make_dirs(in.dir)) || (rc = atomic_open(&in.rep, path))) goto done;
     const Model *m = in.m;
-    out(&in, "inspect %s: %s attention, %zu layers x %zu heads of %zu, step %llu\n", r.dir, m->kind->name, m->L,
-        m->H, m->dh, (unsigned long long)r.st.step);
+    out(&in, "inspect %s: %s attention, %zu layers x %zu heads of %zu, step %llu\n", r.dir, m->kind->name,
+        m->L, m->H, m->dh, (unsigned long long)r.st.step);
     if (!in.fw && !in.cache)
         out(&in, "note: %s does not keep its state as H x (S dh x dh, z dh) like linear and linear_decay: "
                  "sections 2 and 4 are skipped\n", m->kind->name);

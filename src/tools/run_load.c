@@ -21,16 +21,14 @@ int run_load(LoadedRun *r, const char *dir) {
         return err_set(ERR_RUNTIME, "%s holds no checkpoint.bin (%s): train the run first "
                                     "(lmtrain --config FILE --out %s)", dir, strerror(errno), dir);
 
+    // checkpoint errors already name the file
     int rc = checkpoint_read_config(r->ckpt, &r->cfg);
-    if (rc) return err_wrap(rc, "%s: ", r->ckpt);
+    if (rc) return rc;
     if ((rc = dataset_open(&r->cfg, &r->data)))
         return err_wrap(ERR_RUNTIME, "the data of run %s (paths are relative to where it was trained): ",
                         dir);
     model_build(&r->model, &r->cfg, (size_t)dataset_vocab_size(r->data));
-    if ((rc = checkpoint_load(r->ckpt, &r->model, NULL, &r->st))) {
-        rc = err_wrap(ERR_RUNTIME, "%s: ", r->ckpt);
-        goto fail;
-    }
+    if ((rc = checkpoint_load(r->ckpt, &r->model, NULL, &r->st))) goto fail;
     if (r->st.vocab_hash != dataset_vocab_fingerprint(r->data)) {
         rc = err_set(ERR_RUNTIME, "%s: the data (%s) no longer has the vocabulary the run was trained "
                                   "on; was the file changed?", dir,

@@ -52,7 +52,8 @@ static int parse(int argc, char **argv, SampleOpts *o) {
                 (rc = opt_double(cmd, a, v, 0.0, 1e6, &o->temperature)))
                 return rc;
         } else if (!strcmp(a, "--top-k")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_size(cmd, a, v, 0, 1 << 20, &o->top_k)))
+            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
+                (rc = opt_size(cmd, a, v, 0, 1 << 20, &o->top_k)))
                 return rc;
         } else if (!strcmp(a, "--seed")) {
             if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_u64(cmd, a, v, &o->seed))) return rc;

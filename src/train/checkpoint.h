@@ -13,7 +13,7 @@
 #include "model/model.h"
 #include "train/optimizer.h"
 
-#define CHECKPOINT_VERSION 1u
+#define CHECKPOINT_VERSION 2u  // 2: the state gained batch_hash
 
 typedef struct {
     uint64_t step;            // optimizer steps completed

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "train/data_internal.h"
 #include "util/err.h"
@@ -244,6 +245,14 @@ int recall_dataset_open(const Config *c, Dataset **out) {
     if (!size_mul((size_t)c->val_examples, T + 1, &bytes))
         return err_set(ERR_USAGE, "[data] val_examples: %d sequences of %zu tokens overflow memory",
                        c->val_examples, T + 1);
+    // Refused here, before the allocation: the trainer's memory check runs
+    // after the dataset is open, and a failed malloc names no setting.
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && psize > 0 ? (double)pages * (double)psize : 0;
+    if (have > 0 && (double)bytes > 0.5 * have)
+        return err_set(ERR_USAGE, "[data] val_examples: %d sequences of %zu tokens need about %.1f GiB of "
+                       "memory, the machine has %.1f GiB; lower val_examples or block_size",
+                       c->val_examples, T + 1, (double)bytes / 1073741824.0, have / 1073741824.0);
 
     RecallData *r = xcalloc(1, sizeof *r);
     r->base.ops = &recall_ops;

@@ -48,7 +48,8 @@ static int run_split(char *const argv[], long *maxrss_kb) {
     args[n] = NULL;
     pid_t pid = fork();
     if (pid == 0) {
-        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fo < 0 || fe < 0) _exit(126);
         dup2(fo, 1);
         dup2(fe, 2);
@@ -142,8 +143,9 @@ static void test_sample_errors(void) {
         int rc = run_split(cases[i].argv, NULL);
         int ok = rc == cases[i].rc && strstr(e2e_out, cases[i].msg) != NULL;
         CHECK(ok);
-        if (!ok) fprintf(stderr, "  case %zu: exit %d, want %d with '%s': %s\n", i, rc, cases[i].rc, cases[i].msg,
-                         e2e_out);
+        if (!ok)
+            fprintf(stderr, "  case %zu: exit %d, want %d with '%s': %s\n", i, rc, cases[i].rc,
+                    cases[i].msg, e2e_out);
     }
     // a corrupt checkpoint is a message and exit 1, never a crash
     char ck[600], bad[512], cmd[1400];
@@ -196,7 +198,8 @@ static void test_generation_memory_is_flat(void) {
     // below what one float per token would cost (390 KiB at 100 000 tokens).
     CHECK(small > 0 && big > 0);
     CHECK(big - small <= 256);
-    if (!(big - small <= 256)) fprintf(stderr, "  peak RSS %ld KiB at 1000 tokens, %ld KiB at 100000\n", small, big);
+    if (!(big - small <= 256))
+        fprintf(stderr, "  peak RSS %ld KiB at 1000 tokens, %ld KiB at 100000\n", small, big);
     CHECK(strcmp(in_use(e1), in_use(e2)) == 0 && strstr(e1, "fast-weight state in use"));
     char out[512];
     size_t n = 0;
@@ -272,7 +275,8 @@ static void test_eval_whole_split(void) {
 static void test_inspect_writes_report(void) {
     const char *runs[] = {run_sm, run_lin, run_dec};
     for (int r = 0; r < 3; r++) {
-        char *argv[] = {"inspect", "--run", (char *)runs[r], "--drift-tokens", "3000", "--stretch", "500", NULL};
+        char *argv[] = {"inspect", "--run", (char *)runs[r], "--drift-tokens", "3000", "--stretch", "500",
+                        NULL};
         int rc = run_split(argv, NULL);
         CHECK(rc == 0);
         char *o = read_out();
@@ -293,7 +297,8 @@ static void test_inspect_writes_report(void) {
             snprintf(path, sizeof path, "%s/inspect/%s", runs[r], files[f]);
             int want = f < 3 || (f < 8 && r > 0) || r == 2;  // softmax: no state; lambda: decay only
             CHECK(file_exists(path) == want);
-            if (file_exists(path) != want) fprintf(stderr, "  %s: %s\n", path, want ? "missing" : "unexpected");
+            if (file_exists(path) != want)
+                fprintf(stderr, "  %s: %s\n", path, want ? "missing" : "unexpected");
         }
         if (r == 2) CHECK(strstr(o, "horizon") != NULL);
         if (r == 0) CHECK(strstr(o, "skipped") != NULL);

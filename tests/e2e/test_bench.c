@@ -1,0 +1,149 @@
+// test_bench.c — `lmtrain bench` end to end: the files each part writes, their
+// rows and columns, and the usage errors. No timing is asserted (the machine
+// is shared); only that the numbers exist and are positive where they must be.
+#include <math.h>
+
+#include "../test.h"
+#include "e2e.h"
+
+// Lines of a text file (0 if it cannot be read).
+static int count_lines(const char *text) {
+    int n = 0;
+    for (const char *p = text; p && *p; p++) n += *p == '\n';
+    return n;
+}
+
+// The value of column `col` (0-based) of the CSV line starting at `line`, as a
+// number (NAN if empty or absent).
+static double csv_field(const char *line, int col) {
+    const char *p = line;
+    for (int c = 0; c < col; c++) {
+        p = strpbrk(p, ",\n");
+        if (!p || *p == '\n') return NAN;
+        p++;
+    }
+    if (*p == ',' || *p == '\n' || !*p) return NAN;
+    return strtod(p, NULL);
+}
+
+static void test_length_part(void) {
+    char out[512], p[600];
+    tpath(out, sizeof out, "bench");
+    char *argv[] = {"bench", "--quick", "--part", "length", "--seq", "128,64", "--out", out, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+    CHECK(strstr(e2e_out, "crossover (wall time) linear_decay vs softmax") != NULL);
+    CHECK(strstr(e2e_out, "crossover (CPU time) linear vs softmax") != NULL);
+
+    snprintf(p, sizeof p, "%s/cost_vs_length.csv", out);
+    char *csv = read_all(p, NULL);
+    CHECK(csv != NULL);
+    if (csv) {
+        const char *hdr = "kind,seq_len,status,reps,step_s_median,step_s_min,step_s_max,us_per_token,"
+                          "tokens_per_s,gflops,cpu_share,cpu_us_per_token,peak_rss_bytes,alloc_bytes,note\n";
+        CHECK(!strncmp(csv, hdr, strlen(hdr)));
+        CHECK(count_lines(csv) == 1 + 3 * 2);  // header + 3 kinds x 2 lengths
+        // the lengths come out sorted, each kind at each length, all measured
+        const char *rows[] = {"\nsoftmax,64,ok,", "\nsoftmax,128,ok,", "\nlinear,64,ok,",
+                              "\nlinear,128,ok,", "\nlinear_decay,64,ok,", "\nlinear_decay,128,ok,"};
+        const char *prev = csv;
+        for (int i = 0; i < 6; i++) {
+            const char *r = strstr(csv, rows[i]);
+            CHECK(r != NULL && r > prev);
+            if (!r) continue;
+            prev = r;
+            r++;
+            double reps = csv_field(r, 3), med = csv_field(r, 4), lo = csv_field(r, 5), hi = csv_field(r, 6);
+            double us = csv_field(r, 7), cpu_us = csv_field(r, 11), rss = csv_field(r, 12), alloc = csv_field(r, 13);
+            CHECK(reps >= 1);
+            CHECK(med > 0 && lo <= med && med <= hi);
+            CHECK(us > 0 && cpu_us > 0);
+            // the child's whole resident set includes the model and graph it allocated
+            CHECK(alloc > 1e6 && rss > alloc);
+        }
+        // model+graph grows with N at fixed parameters (pos = none)
+        const char *a = strstr(csv, "\nsoftmax,64,"), *b = strstr(csv, "\nsoftmax,128,");
+        if (a && b) CHECK(csv_field(b + 1, 13) > csv_field(a + 1, 13));
+    }
+    free(csv);
+
+    snprintf(p, sizeof p, "%s/cost_vs_length.svg", out);
+    char *svg = read_all(p, NULL);
+    CHECK(svg && strstr(svg, "<svg") && strstr(svg, "</svg>") && strstr(svg, "linear_decay wall") &&
+          strstr(svg, "per token"));
+    free(svg);
+    snprintf(p, sizeof p, "%s/memory_vs_length.svg", out);
+    svg = read_all(p, NULL);
+    CHECK(svg && strstr(svg, "<svg") && strstr(svg, "softmax peak RSS") && strstr(svg, "model+graph"));
+    free(svg);
+    // only the part asked for
+    snprintf(p, sizeof p, "%s/peak.csv", out);
+    CHECK(!file_exists(p));
+    snprintf(p, sizeof p, "%s/throughput.csv", out);
+    CHECK(!file_exists(p));
+}
+
+static void test_peak_and_generate_parts(void) {
+    char out[512], p[600];
+    tpath(out, sizeof out, "bench2");
+    char *argv[] = {"bench", "--quick", "--part", "peak,generate", "--kinds", "linear", "--out", out, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+    snprintf(p, sizeof p, "%s/peak.csv", out);
+    char *csv = read_all(p, NULL);
+    const char *hdr = "isa,threads,gflops_cpu_time,gflops_wall\n";
+    CHECK(csv && !strncmp(csv, hdr, strlen(hdr)) && count_lines(csv) == 3);
+    const char *one = csv ? strstr(csv, ",1,") : NULL;
+    CHECK(one != NULL);
+    if (one) {
+        const char *line = one;
+        while (line > csv && line[-1] != '\n') line--;
+        CHECK(csv_field(line, 2) > 0 && csv_field(line, 3) > 0);
+    }
+    free(csv);
+    snprintf(p, sizeof p, "%s/generate.csv", out);
+    csv = read_all(p, NULL);
+    hdr = "kind,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,how\n";
+    CHECK(csv && !strncmp(csv, hdr, strlen(hdr)));
+    CHECK(csv && count_lines(csv) == 3);
+    const char *r64 = csv ? strstr(csv, "\nlinear,64,") : NULL, *rfar = csv ? strstr(csv, "\nlinear,16384,") : NULL;
+    CHECK(r64 && rfar);
+    if (r64 && rfar) {
+        CHECK(csv_field(r64 + 1, 3) > 0 && csv_field(rfar + 1, 3) > 0);
+        CHECK(csv_field(r64 + 1, 6) > 0 && csv_field(rfar + 1, 6) > 0);
+        // a fast-weight state does not grow with the position
+        CHECK(csv_field(r64 + 1, 7) > 0 && csv_field(r64 + 1, 7) == csv_field(rfar + 1, 7));
+    }
+    free(csv);
+}
+
+static void test_usage_errors(void) {
+    char out[512];
+    tpath(out, sizeof out, "bench_bad");
+    char *bad[][8] = {
+        {"bench", "--part", "nope", NULL},
+        {"bench", "--kinds", "softmax,bogus", NULL},
+        {"bench", "--seq", "0", NULL},
+        {"bench", "--seq", "64,,128", NULL},
+        {"bench", "--seq", "12x", NULL},
+        {"bench", "--threads", NULL},
+        {"bench", "--frobnicate", NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = run_lmtrain(bad[i]);
+        CHECK(rc == 2);
+        CHECK(strstr(e2e_out, "bench") != NULL);
+    }
+    CHECK(!file_exists(out));
+}
+
+int main(void) {
+    e2e_setup();
+    TEST(test_length_part);
+    TEST(test_peak_and_generate_parts);
+    TEST(test_usage_errors);
+    e2e_teardown();
+    return test_summary();
+}
