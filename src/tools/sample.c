@@ -108,7 +108,8 @@ static int prompt_tokens(const Dataset *d, const char *prompt, int **out, size_t
     return 0;
 }
 
-static void report(const LoadedRun *r, const Generator *g, size_t n_prompt, size_t n_gen, double secs) {
+static void report(const LoadedRun *r, const Generator *g, size_t n_prompt, size_t n_gen, double secs,
+                   size_t rebuilds) {
     const Model *m = &r->model;
     char used[32], alloc[32];
     format_bytes(used, sizeof used, (double)generator_state_bytes_used(g));
@@ -125,9 +126,38 @@ static void report(const LoadedRun *r, const Generator *g, size_t n_prompt, size
         fprintf(stderr, "sample: fast-weight state in use: %s = %zu layers x %zu float32, the same at any "
                         "length\n", used, m->L, g->state_floats);
     }
-    if (m->wpe && g->pos > m->Tmax)
-        fprintf(stderr, "sample: note: past block_size %zu tokens, every token gets the last learned "
-                        "position embedding (the model was trained on windows of %zu)\n", m->Tmax, m->Tmax);
+    if (rebuilds)
+        fprintf(stderr, "sample: learned positions: the context was rebuilt %zu times from the last %zu "
+                        "tokens, so every position stayed below block_size %zu\n", rebuilds, m->Tmax / 2,
+                m->Tmax);
+}
+
+// With learned positions the model only ever saw positions 0 .. block_size-1.
+// nanoGPT keeps every token inside that range by re-running the last
+// block_size tokens for each new one. We do the same, amortised: when the
+// context is full, the state (KV cache or fast weights) is rebuilt from the
+// most recent half window, so each token is predicted from between
+// block_size/2 and block_size tokens of context, at about twice the cost of
+// plain incremental decoding. With pos = none nothing is rebuilt: fast-weight
+// kinds run on without limit, softmax slides its KV cache window.
+typedef struct {
+    Generator *g;
+    const Model *m;
+    int *hist;     // (block_size) the tokens the current state holds, in order
+    size_t n, rebuilds;
+} Context;
+
+static const float *feed(Context *c, int tok) {
+    if (c->m->wpe && c->g->pos == c->m->Tmax) {
+        size_t keep = c->m->Tmax / 2;
+        generator_reset(c->g);
+        memmove(c->hist, c->hist + c->n - keep, keep * sizeof(int));
+        c->n = keep;
+        for (size_t i = 0; i < keep; i++) generator_step(c->g, c->hist[i], c->g->pos);
+        c->rebuilds++;
+    }
+    if (c->m->wpe) c->hist[c->n++] = tok;
+    return generator_step(c->g, tok, c->g->pos);
 }
 
 static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, size_t n_prompt,
@@ -142,9 +172,10 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
     size_t written = 0;
     int rc = 0;
     const float *logits = NULL;
+    Context ctx = {&g, m, xcalloc(m->Tmax, sizeof(int)), 0, 0};
     // the prompt: absorbed one token at a time, the same path as generation
     for (size_t i = 0; i < n_prompt; i++) {
-        logits = generator_step(&g, prompt[i], g.pos);
+        logits = feed(&ctx, prompt[i]);
         if (echo) emit(r->data, prompt[i], &written, out);
     }
     fflush(out);
@@ -159,7 +190,7 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
         int tok = sampler_next(&s, logits);
         emit(r->data, tok, &written, out);
         fflush(out);  // stream: each token appears as soon as it exists
-        if (n + 1 < o->tokens) logits = generator_step(&g, tok, g.pos);
+        if (n + 1 < o->tokens) logits = feed(&ctx, tok);
     }
     double secs = now_s() - t0;
     if (dataset_task(r->data) == TASK_RECALL) fputc('\n', out);
@@ -169,8 +200,9 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
     if (!rc) {
         // on a terminal, start the statistics on a line of their own
         if (tty && dataset_task(r->data) == TASK_TEXT) fputc('\n', stderr);
-        report(r, &g, n_prompt, n, secs);
+        report(r, &g, n_prompt, n, secs, ctx.rebuilds);
     }
+    free(ctx.hist);
     sampler_free(&s);
     generator_free(&g);
     return rc;

@@ -209,10 +209,15 @@ static void test_generation_memory_is_flat(void) {
     long s1 = sample_rss(run_sm, "200", e1, sizeof e1);
     long s2 = sample_rss(run_sm, "20000", e2, sizeof e2);
     CHECK(s2 - s1 <= 256);
-    CHECK(strstr(e1, "KV cache in use") && strcmp(in_use(e1), in_use(e2)) == 0);
+    // learned positions: the cache is rebuilt from the last half window when
+    // it fills, so what it holds moves between BLOCK/2 and BLOCK tokens; what
+    // is allocated stays the same
+    const char *a1 = strstr(e1, "(allocated"), *a2 = strstr(e2, "(allocated");
+    CHECK(strstr(e1, "KV cache in use") && a1 && a2 &&
+          strcspn(a1, "\n") == strcspn(a2, "\n") && strncmp(a1, a2, strcspn(a1, "\n")) == 0);
     char want[64];
-    snprintf(want, sizeof want, "%d of %d tokens", BLOCK, BLOCK);
-    CHECK(strstr(e2, want) != NULL);
+    snprintf(want, sizeof want, " of %d tokens", BLOCK);
+    CHECK(strstr(e2, want) != NULL && strstr(e2, "context was rebuilt") != NULL);
 }
 
 // ============================================================================
