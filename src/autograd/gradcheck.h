@@ -38,7 +38,8 @@ GradcheckStats gradcheck_tape(Tape *t, Tensor *loss, Tensor **leaves, int n, siz
 // with g·d. Summing over a whole tensor lifts the signal far above float32
 // rounding noise, so a mis-wired gradient (wrong tensor, missing path, wrong
 // sign or scale) is caught even where single elements are too small to
-// resolve. Tolerance: GC_REL*max(|a|,|n|) + GC_ABS*sum|g_j d_j|.
+// resolve. Tolerance: GC_REL*max(|a|,|n|) + GC_ABS*sum|g_j d_j| + 2(|D(ε) - D(ε/2)| + |D(ε) - D(2ε)|),
+// the last term the measured disagreement of three step sizes (float32 rounding noise).
 GradcheckStats gradcheck_directional(Tape *t, Tensor *loss, Tensor **leaves, int n, int dirs,
                                      unsigned long long seed);
 

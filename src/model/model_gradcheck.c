@@ -20,12 +20,12 @@ static int check_one(FILE *out, const char *kind, int output_norm, int key_shift
     c.layers = 2;
     c.heads = 2;
     c.d_model = 8;
-    c.block_size = 6;
+    c.block_size = 16;  // long enough that θ (the decay) moves the loss measurably
     c.ffn_mult = ffn;
     c.chunk = 4;
     c.output_norm = output_norm;
     c.key_shift = key_shift;
-    c.decay_init[0] = 0.8;
+    c.decay_init[0] = 0.5;  // dλ/dθ = λ(1-λ) at its largest: θ gradients big enough for float32 FD
     c.n_decay_init = 1;
     Model m;
     model_build(&m, &c, 7);
@@ -36,8 +36,8 @@ static int check_one(FILE *out, const char *kind, int output_norm, int key_shift
             for (size_t j = 0; j < t->n; j++) t->data[j] *= 10.0f;
     }
     Graph g;
-    graph_build(&g, &m, 2, 6);
-    for (size_t i = 0; i < 12; i++) {
+    graph_build(&g, &m, 2, 16);
+    for (size_t i = 0; i < 32; i++) {
         g.tokens[i] = (int)((i * 5 + 3) % 7);
         g.targets[i] = i % 5 == 2 ? -1 : (int)((i * 3 + 1) % 7);
     }

@@ -16,8 +16,13 @@
 //
 // Repetitions adapt to the cost of a point: one warm-up, then timed runs until
 // at least --min-reps runs (3) AND --min-seconds of timing (2 s); medians are
-// reported. --quick: 1 run and 0.1 s, for smoke tests. The machine may be
-// shared: the medians resist a few disturbed runs, not a permanently busy core.
+// reported. --quick: 1 run and 0.1 s, for smoke tests. A point of the length
+// part predicted to need more than --max-point-seconds (300) is skipped.
+//
+// The machine may be shared. Medians resist a few disturbed runs, not cores
+// that other processes keep busy all along, so every part also reports CPU
+// time (which time slices taken by others do not inflate) and cpu% = CPU time /
+// (wall x threads), which shows how much of the machine a figure really had.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -236,25 +236,27 @@ static int write_charts(const BenchOpts *o, const Point *pts) {
         }
         // one colour per kind; solid and dashed are two views of the same points
         snprintf(lt[2 * k], sizeof lt[0], "%s wall", o->kinds[k]);
-        snprintf(lt[2 * k + 1], sizeof lt[0], "%s CPU (all threads)", o->kinds[k]);
+        snprintf(lt[2 * k + 1], sizeof lt[0], "%s CPU", o->kinds[k]);
         st[2 * k] = (SvgSeries){.label = lt[2 * k], .x = x, .y = tw[k], .n = (size_t)S, .color = k + 1};
         st[2 * k + 1] = (SvgSeries){.label = lt[2 * k + 1], .x = x, .y = tc[k], .n = (size_t)S, .dashed = 1,
                                     .color = k + 1};
-        snprintf(lm[2 * k], sizeof lm[0], "%s peak RSS", o->kinds[k]);
-        snprintf(lm[2 * k + 1], sizeof lm[0], "%s model+graph", o->kinds[k]);
+        snprintf(lm[2 * k], sizeof lm[0], "%s RSS", o->kinds[k]);
+        snprintf(lm[2 * k + 1], sizeof lm[0], "%s alloc", o->kinds[k]);
         sm[2 * k] = (SvgSeries){.label = lm[2 * k], .x = x, .y = rss[k], .n = (size_t)S, .color = k + 1};
         sm[2 * k + 1] = (SvgSeries){.label = lm[2 * k + 1], .x = x, .y = alloc[k], .n = (size_t)S,
                                     .dashed = 1, .color = k + 1};
     }
     char path[4200];
     SvgChart ct = {.title = "Forward + backward time per token vs sequence length (batch 1)",
-                   .xlabel = "sequence length N (tokens)", .ylabel = "microseconds per token",
+                   .xlabel = "sequence length N (tokens)",
+                   .ylabel = "us per token (solid: wall clock; dashed: CPU time, all threads)",
                    .logx = 1, .logy = 1};
     snprintf(path, sizeof path, "%s/cost_vs_length.svg", o->out);
     int rc = svg_line_chart(path, &ct, st, (size_t)(2 * K));
     if (rc) return rc;
     SvgChart cm = {.title = "Training memory of one sequence vs length (forward + backward)",
-                   .xlabel = "sequence length N (tokens)", .ylabel = "MiB", .logx = 1, .logy = 1};
+                   .xlabel = "sequence length N (tokens)",
+                   .ylabel = "MiB (solid: peak RSS; dashed: model+graph allocated)", .logx = 1, .logy = 1};
     snprintf(path, sizeof path, "%s/memory_vs_length.svg", o->out);
     return svg_line_chart(path, &cm, sm, (size_t)(2 * K));
 }

@@ -39,7 +39,7 @@ int bench_part_peak(BenchOpts *o) {
     BenchResult r1, ra;
     int rc = bench_in_child(peak_child, &one, &r1);
     if (!rc) rc = bench_in_child(peak_child, &all, &ra);
-    if (rc) return err_wrap(rc, "bench peak: ");
+    if (rc) return err_wrap(rc, "peak: ");
     o->peak_1 = r1.out[0];
     o->peak_all = ra.out[0];
     int started = (int)ra.out[2];

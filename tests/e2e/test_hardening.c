@@ -22,7 +22,7 @@ static char corpus[512], cfg_path[512], ref_dir[512];
 // ---------------------------------------------------------------------------
 // helpers
 
-// A tiny model whose checkpoints are big enough (~1.2 MB) that writing one
+// A tiny model whose checkpoints are big enough (~300 KB) that writing one
 // takes a noticeable share of each step, and checkpoint_every = 1 so a write
 // is almost always in flight or about to be.
 #define KILL_STEPS 40
@@ -31,7 +31,7 @@ static void write_config(const char *path, const char *extra) {
     snprintf(text, sizeof text,
              "[run]\nname = hard\nout_dir = %s/runs\nseed = 11\nthreads = 1\n"
              "[data]\npath = %s\nval_fraction = 0.2\n"
-             "[model]\nlayers = 2\nheads = 2\nd_model = 64\nffn_mult = 4\nblock_size = 16\n"
+             "[model]\nlayers = 2\nheads = 2\nd_model = 32\nffn_mult = 4\nblock_size = 16\n"
              "[attention]\nkind = linear_decay\nchunk = 5\n"
              "[train]\nsteps = %d\nbatch_size = 4\nlr = 3e-3\nwarmup = 5\neval_every = 10\n"
              "eval_batches = 2\nlog_every = 5\ncheckpoint_every = 1\n%s",
@@ -254,12 +254,42 @@ static int finish_run(const char *dir) {
 // ---------------------------------------------------------------------------
 // 1. SIGKILL at many random moments while checkpoints are written
 
+// Makes checkpoint.bin.tmp a FIFO, so the trainer's next checkpoint write
+// blocks on it; reads `want` bytes of the checkpoint from it (the pipe holds
+// up to 64 KiB more), so the kill that follows lands at a chosen point inside
+// the write. Returns 1 if the trainer wrote into the FIFO, 0 if it never did
+// (it finished, or was creating a regular .tmp at that moment). The read end
+// is left open in *fd_out for the caller to close after the kill.
+static int hold_write_at(const char *tmp, pid_t pid, size_t want, double timeout, int *fd_out) {
+    *fd_out = -1;
+    if (mkfifo(tmp, 0644) != 0) return 0;
+    int fd = open(tmp, O_RDONLY | O_NONBLOCK);  // a reader exists: the writer's open does not block
+    if (fd < 0) return 0;
+    *fd_out = fd;  // kept open until after the kill, or the writer would get SIGPIPE
+    char buf[4096];
+    size_t got = 0;
+    double t0 = now_s();
+    while (got < want + 1 && now_s() - t0 < timeout && !child_exited(pid)) {
+        size_t ask = want + 1 - got < sizeof buf ? want + 1 - got : sizeof buf;
+        ssize_t r = read(fd, buf, ask);
+        if (r > 0) got += (size_t)r;
+        else sleep_us(50);
+    }
+    return got > 0;
+}
+
 // One run folder, killed again and again: each attempt resumes from whatever
-// the previous kill left and is SIGKILLed at a random moment; half the kills
-// wait for checkpoint.bin.tmp to appear (a write in flight) and strike a few
-// hundred microseconds later. After every kill the checkpoint, if any, must
-// validate and must not be older than the one before (nothing complete is
-// lost). Finally the run is resumed to the end and must equal the reference.
+// the previous kill left and is SIGKILLed. Three kinds of moment, in turn:
+//   0  after a random delay, with the last kill's checkpoint.bin.tmp (if
+//      any) left in place, as after a real crash;
+//   1  as soon as a fresh checkpoint.bin.tmp appears (spinning on stat), plus
+//      a random few hundred microseconds;
+//   2  at a random byte offset inside a checkpoint write, deterministically:
+//      checkpoint.bin.tmp is made a FIFO that the test reads from, so the
+//      trainer is blocked mid-write when the kill comes (hold_write_at).
+// After every kill the checkpoint, if any, must validate and must not be
+// older than the one before (nothing complete is lost). Finally the run is
+// resumed to the end and must equal the uninterrupted reference exactly.
 static void test_sigkill_during_checkpoint_writes(void) {
     enum { KILLS = 24 };
     char dir[512], ck[600], tmp[600], log[600];
@@ -268,51 +298,56 @@ static void test_sigkill_during_checkpoint_writes(void) {
     snprintf(tmp, sizeof tmp, "%s/checkpoint.bin.tmp", dir);
     snprintf(log, sizeof log, "%s/kill.log", e2e_dir);
     write_config(cfg_path, NULL);
-    // Attempts sleep up to 1/KILLS of the reference's run time before
-    // striking; with the restart cost on top, the kills spread over much of
-    // the run and it rarely finishes on its own.
+    struct stat st;
+    char ref_ck[600];
+    snprintf(ref_ck, sizeof ref_ck, "%s/checkpoint.bin", ref_dir);
+    size_t ck_bytes = stat(ref_ck, &st) == 0 ? (size_t)st.st_size : 0;
+    // Attempts wait up to 1/KILLS of the reference's run time before
+    // striking; with the restart cost on top, the kills spread over the run.
     double window = g_ref_seconds / KILLS;
     long last = -1;
     int mid_write = 0, finished_early = 0, killed = 0;
     char trail[1024] = "";  // the checkpoint step after each kill, for the log
     size_t tl = 0;
-    for (int i = 0; i < KILLS; i++) {
-        int resume = file_exists(ck);
+    for (int i = 0; i < KILLS && !finished_early; i++) {
+        int resume = file_exists(ck), mode = i % 3;
         char *argv[] = {"--config", cfg_path, "--out", dir, resume ? "--resume" : NULL, NULL};
-        // Odd attempts wait for a fresh checkpoint.bin.tmp, so a stale one
-        // goes first; even attempts start with the last kill's leftover
-        // .tmp (if any) in place, as after a real crash.
-        int strike_mid_write = i % 2 == 1;
-        if (strike_mid_write) unlink(tmp);
+        if (mode != 0) unlink(tmp);
         pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
         sleep_us(rnd_unit() * window * 1e6);
-        if (strike_mid_write) {
-            busy_wait_for_file(tmp, pid, 5.0);
+        int held = 0, fifo = -1;
+        if (mode == 1) {
+            busy_wait_for_file(tmp, pid, 3 * window + 0.02);
             double t0 = now_s(), extra = (double)(rnd() % 300) * 1e-6;
             while (now_s() - t0 < extra) {
             }
+        } else if (mode == 2) {
+            held = hold_write_at(tmp, pid, (size_t)(rnd_unit() * (double)ck_bytes), 5.0, &fifo);
         }
         kill(pid, SIGKILL);
         int rc = wait_exit(pid);
-        if (rc == -SIGKILL) killed++;
-        else {
+        if (fifo >= 0) close(fifo);
+        if (rc == -SIGKILL) {
+            killed++;
+        } else {
             slurp_into(log, e2e_out, sizeof e2e_out);
             CHECK(rc == 0);  // beat the kill to the end: only a clean finish is acceptable
             if (rc != 0) fprintf(stderr, "  attempt %d: exit %d\n%s\n", i, rc, e2e_out);
             finished_early = 1;
         }
-        if (file_exists(tmp)) mid_write++;
+        mid_write += held || (mode != 2 && file_exists(tmp));
+        if (mode == 2) unlink(tmp);  // the FIFO: a real crash leaves a regular file
         long step = checkpoint_step(ck);
-        CHECK(step != -2);  // never a damaged checkpoint
+        CHECK(step != -2);    // never a damaged checkpoint
         CHECK(step >= last);  // never an older one than before
         if (step == -2 || step < last)
             fprintf(stderr, "  after kill %d: checkpoint step %ld (was %ld)\n", i, step, last);
         if (step > last) last = step;
         if (tl < sizeof trail - 16) tl += (size_t)snprintf(trail + tl, sizeof trail - tl, " %ld", step);
-        if (finished_early) break;
     }
-    printf("  SIGKILL: %d kills, %d left a checkpoint write in flight; checkpoint step after each:%s\n",
-           killed, mid_write, trail);
+    printf("  SIGKILL: %d kills, %d inside a checkpoint write; checkpoint step after each:%s\n", killed,
+           mid_write, trail);
+    CHECK(mid_write > 0);  // the FIFO kills alone guarantee this unless every one missed
     CHECK(finish_run(dir) == 0);
     CHECK(checkpoint_step(ck) == KILL_STEPS);
     CHECK(same_as_reference(dir));
