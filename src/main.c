@@ -26,7 +26,7 @@ static const char *USAGE =
     "\n"
     "--config NAME that is not an existing file is looked up in configs/.\n"
     "Exit status: 0 success, 1 runtime failure (bad data, NaN, I/O), 2 usage or config error,\n"
-    "130 interrupted (a checkpoint was saved; continue with --resume).\n";
+    "130 / 143 interrupted by SIGINT / SIGTERM (a checkpoint was saved; continue with --resume).\n";
 
 static int cmd_train(int argc, char **argv) {
     const char *config = NULL, *out = NULL;

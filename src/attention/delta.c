@@ -33,6 +33,7 @@
 
 #include "attention/attention.h"
 #include "attention/delta_chunk.h"
+#include "attention/fastweight_work.h"
 #include "util/pool.h"
 
 // sigmoid(x) without overflow for any x
@@ -142,19 +143,10 @@ static void delta_backward(const AttnConfig *c, size_t B, size_t T, float *dq, f
     // cancellation near λ = 1); summed over b in a fixed order, so the result
     // is thread-count independent
     for (size_t h = 0; h < H; h++) {
-        double acc = 0;
-        for (size_t b = 0; b < B; b++) acc += work[BH + b * H + h];
+        double acc = fw_decay_partial_sum(work, B, H, h);
         double th = theta[h];
         dtheta[h] += (float)(acc * sigmoid(th) * sigmoid(-th));
     }
-}
-
-static double delta_last_state_norm(const AttnConfig *c, size_t B, size_t T, const float *work) {
-    (void)T;
-    size_t BH = B * (size_t)c->heads;
-    double acc = 0;
-    for (size_t i = 0; i < BH; i++) acc += work[i];
-    return BH ? acc / (double)BH : 0.0;
 }
 
 // ---- generation: the same per-token code, one position at a time ----
@@ -206,7 +198,7 @@ const AttnKind attn_delta = {
     .work_floats = delta_work_floats,
     .forward = delta_forward,
     .backward = delta_backward,
-    .last_state_norm = delta_last_state_norm,
+    .last_state_norm = fw_last_state_norm,
     .state_floats = delta_state_floats,
     .state_reset = delta_state_reset,
     .step = delta_step,

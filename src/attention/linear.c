@@ -12,6 +12,7 @@
 
 #include "attention/attention.h"
 #include "attention/fastweight_chunk.h"
+#include "attention/fastweight_work.h"
 #include "attention/feature_map.h"
 #include "util/pool.h"
 
@@ -118,18 +119,9 @@ static void fw_backward(int decay, const AttnConfig *c, size_t B, size_t T, floa
     // log λ = log sigmoid(θ)  =>  dθ = dlogλ · (1 - λ) = dlogλ · sigmoid(-θ);
     // summed over b in a fixed order, so the result is thread-count independent
     for (size_t h = 0; h < H; h++) {
-        double acc = 0;
-        for (size_t b = 0; b < B; b++) acc += work[BH + b * H + h];
+        double acc = fw_decay_partial_sum(work, B, H, h);
         dtheta[h] += (float)(acc * sigmoid(-(double)theta[h]));
     }
-}
-
-static double linear_last_state_norm(const AttnConfig *c, size_t B, size_t T, const float *work) {
-    (void)T;
-    size_t BH = B * (size_t)c->heads;
-    double acc = 0;
-    for (size_t i = 0; i < BH; i++) acc += work[i];
-    return BH ? acc / (double)BH : 0.0;
 }
 
 // ---- generation: the recurrent form, state per head = S (dh, dh) then z (dh) ----
@@ -231,7 +223,7 @@ const AttnKind attn_linear = {
     .work_floats = linear_work_floats,
     .forward = lin_forward,
     .backward = lin_backward,
-    .last_state_norm = linear_last_state_norm,
+    .last_state_norm = fw_last_state_norm,
     .state_floats = linear_state_floats,
     .state_reset = linear_state_reset,
     .step = lin_step,
@@ -245,7 +237,7 @@ const AttnKind attn_linear_decay = {
     .work_floats = linear_work_floats,
     .forward = dec_forward,
     .backward = dec_backward,
-    .last_state_norm = linear_last_state_norm,
+    .last_state_norm = fw_last_state_norm,
     .state_floats = linear_state_floats,
     .state_reset = linear_state_reset,
     .step = dec_step,

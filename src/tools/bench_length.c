@@ -184,6 +184,36 @@ static void print_crossover(FILE *f, const BenchOpts *o, const Point *pts, int k
                "the crossover near N = %.0f\n", a, o->seq[from], o->seq[below], nx);
 }
 
+// The length from which `kind` executes fewer attention FLOPs per token than
+// softmax, by the FLOP model alone (bench_flops.c): the reference the measured
+// crossover is read against. 0 if not below 65536 or the kind's attention is
+// not modelled. The dense part is the same
+// for every kind, so only attention is compared; softmax's per-token count
+// grows with N, the chunkwise kinds' does not, so a bisection finds it.
+static size_t flop_crossover(const char *kind) {
+    Config cs, ck;
+    bench_config(&cs, "softmax", LAYERS, HEADS, D_MODEL, 64, 1, POS_NONE);
+    bench_config(&ck, kind, LAYERS, HEADS, D_MODEL, 64, 1, POS_NONE);
+    Model ms, mk;
+    model_build(&ms, &cs, BENCH_VOCAB);
+    model_build(&mk, &ck, BENCH_VOCAB);
+    size_t lo = 1, hi = (size_t)1 << 16, found = 0;
+    // (a NaN count, a kind bench_flops.c does not model, compares false)
+    if (bench_flops_per_token(&ms, hi).attention > bench_flops_per_token(&mk, hi).attention) {
+        while (lo < hi) {  // smallest N in [lo, hi] where softmax costs more
+            size_t mid = lo + (hi - lo) / 2;
+            if (bench_flops_per_token(&ms, mid).attention > bench_flops_per_token(&mk, mid).attention)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        found = lo;
+    }
+    model_free(&ms);
+    model_free(&mk);
+    return found;
+}
+
 static int write_csv(const BenchOpts *o, const Point *pts) {
     char path[4200];
     snprintf(path, sizeof path, "%s/cost_vs_length.csv", o->out);
@@ -304,6 +334,10 @@ int bench_part_length(const BenchOpts *o) {
             if (k != ks) {
                 print_crossover(stdout, o, pts, ks, k, BY_WALL);
                 print_crossover(stdout, o, pts, ks, k, BY_CPU);
+                size_t n = flop_crossover(o->kinds[k]);
+                if (n)
+                    printf("  by the FLOP count alone (bench_flops.c), %s does fewer attention FLOPs per token "
+                           "than softmax from N = %zu\n", o->kinds[k], n);
             }
     }
     printf("\n");

@@ -129,9 +129,16 @@ int bench_part_train(const BenchOpts *o) {
                                           : NAN;
             char rss[32];
             format_bytes(rss, sizeof rss, r.peak_rss);
-            printf("  %-26s %-13s %9.0f %10.2f %8.1f %6.1f%% %10.2f %5d %4.0f%% %6.1f%% %10s\n", label,
-                   o->kinds[k], tok_s, flops * 1e-6, gflops, pct, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS],
-                   100 * v[OUT_CPU], busy, rss);
+            // a kind whose attention FLOPs bench_flops.c does not model gets "n/a", not a guess
+            char mf[16] = "n/a", gf[16] = "n/a", pc[16] = "n/a", bz[16] = "n/a";
+            if (!isnan(flops)) {
+                snprintf(mf, sizeof mf, "%.2f", flops * 1e-6);
+                snprintf(gf, sizeof gf, "%.1f", gflops);
+                snprintf(pc, sizeof pc, "%.1f%%", pct);
+                snprintf(bz, sizeof bz, "%.1f%%", busy);
+            }
+            printf("  %-26s %-13s %9.0f %10s %8s %7s %10.2f %5d %4.0f%% %7s %10s\n", label, o->kinds[k], tok_s,
+                   mf, gf, pc, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], bz, rss);
             fflush(stdout);
             fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.6g,%.2f,"
                          "%.0f,%.0f\n",

@@ -26,7 +26,7 @@ static char corpus[512], cfg_path[512], ref_dir[512];
 // takes a noticeable share of each step, and checkpoint_every = 1 so a write
 // is almost always in flight or about to be.
 #define KILL_STEPS 40
-static void write_config(const char *path, const char *extra) {
+static void write_config(const char *path) {
     char text[4096];
     snprintf(text, sizeof text,
              "[run]\nname = hard\nout_dir = %s/runs\nseed = 11\nthreads = 1\n"
@@ -34,8 +34,8 @@ static void write_config(const char *path, const char *extra) {
              "[model]\nlayers = 2\nheads = 2\nd_model = 32\nffn_mult = 4\nblock_size = 16\n"
              "[attention]\nkind = linear_decay\nchunk = 5\n"
              "[train]\nsteps = %d\nbatch_size = 4\nlr = 3e-3\nwarmup = 5\neval_every = 10\n"
-             "eval_batches = 2\nlog_every = 5\ncheckpoint_every = 1\n%s",
-             e2e_dir, corpus, KILL_STEPS, extra ? extra : "");
+             "eval_batches = 2\nlog_every = 5\ncheckpoint_every = 1\n",
+             e2e_dir, corpus, KILL_STEPS);
     write_text(path, text);
 }
 
@@ -231,7 +231,7 @@ static void wait_signal_taken(pid_t pid, int sig, double timeout) {
 // Trains the reference to the end in one go (and measures how long a run takes).
 static double g_ref_seconds;
 static void run_reference(void) {
-    write_config(cfg_path, NULL);
+    write_config(cfg_path);
     char *argv[] = {"--config", cfg_path, "--out", ref_dir, NULL};
     double t0 = now_s();
     int rc = run_quiet(argv);
@@ -297,7 +297,7 @@ static void test_sigkill_during_checkpoint_writes(void) {
     snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
     snprintf(tmp, sizeof tmp, "%s/checkpoint.bin.tmp", dir);
     snprintf(log, sizeof log, "%s/kill.log", e2e_dir);
-    write_config(cfg_path, NULL);
+    write_config(cfg_path);
     struct stat st;
     char ref_ck[600];
     snprintf(ref_ck, sizeof ref_ck, "%s/checkpoint.bin", ref_dir);
@@ -379,7 +379,7 @@ static void test_full_disk_keeps_previous_checkpoint(void) {
     snprintf(dir, sizeof dir, "%s/fulldisk", e2e_dir);
     snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
     snprintf(keep, sizeof keep, "%s/fulldisk_before.bin", e2e_dir);
-    write_config(cfg_path, NULL);
+    write_config(cfg_path);
     // a finished 10-step run to continue from
     char *first[] = {"--config", cfg_path, "--out", dir, "--set", "train.steps=10", NULL};
     CHECK(run_quiet(first) == 0);
@@ -424,16 +424,15 @@ static void test_full_disk_keeps_previous_checkpoint(void) {
 // ---------------------------------------------------------------------------
 // 3. Bad data files
 
-// Trains on `data` with `sets` overrides; expects exit `want` and `needle`
-// in the message, and (for failures) no run folder at all.
-static void expect_data(const char *what, const char *data, const char *set, int want, const char *needle,
-                        SpawnOpts o) {
+// Trains on `data` (plus one optional --set); expects exit `want` and
+// `needle` in the message, and (for failures) no run folder at all.
+static void expect_data(const char *what, const char *data, const char *set, int want, const char *needle) {
     char dir[512], setp[1200];
     snprintf(dir, sizeof dir, "%s/data_%s", e2e_dir, what);
     snprintf(setp, sizeof setp, "data.path=%s", data);
     char *argv[] = {"--config", cfg_path, "--out", dir, "--set", setp, "--set", "train.steps=2",
                     (char *)(set ? "--set" : NULL), (char *)set, NULL};
-    int rc = run_ex(argv, o);
+    int rc = run_quiet(argv);
     int ok = rc == want && (!needle || strstr(e2e_out, needle));
     CHECK(rc == want);
     if (needle) CHECK(strstr(e2e_out, needle) != NULL);
@@ -451,36 +450,35 @@ static void write_bytes(const char *path, const unsigned char *b, size_t n) {
 
 static void test_bad_data_files(void) {
     char p[700], q[512];
-    write_config(cfg_path, NULL);
-    SpawnOpts plain = {0, 0};
+    write_config(cfg_path);
 
     tpath(p, sizeof p, "empty.txt");
     write_text(p, "");
-    expect_data("empty", p, NULL, 1, "is empty", plain);
+    expect_data("empty", p, NULL, 1, "is empty");
 
     // shorter than block_size + 1 (16 + 1)
     tpath(p, sizeof p, "short.txt");
     write_text(p, "to be or not");
-    expect_data("short", p, NULL, 1, "too few for block_size 16", plain);
+    expect_data("short", p, NULL, 1, "too few for block_size 16");
 
     // long enough overall, but val_fraction leaves the validation split short
     tpath(p, sizeof p, "smallval.txt");
     write_corpus(p, 400);
-    expect_data("smallval", p, "data.val_fraction=0.02", 1, "validation split", plain);
+    expect_data("smallval", p, "data.val_fraction=0.02", 1, "validation split");
     // ... or the training split
-    expect_data("smalltrain", p, "data.val_fraction=0.98", 1, "training split", plain);
+    expect_data("smalltrain", p, "data.val_fraction=0.98", 1, "training split");
 
     // exactly enough: 2 x (block_size + 1) bytes split in halves trains
     tpath(p, sizeof p, "edge.txt");
     write_text(p, "abcdefghijklmnopqrstuvwxyzABCDEFGH");  // 34 bytes
-    expect_data("edge", p, "data.val_fraction=0.5", 0, NULL, plain);
+    expect_data("edge", p, "data.val_fraction=0.5", 0, NULL);
 
     // one distinct byte: a vocabulary of 1 is degenerate but valid
     tpath(p, sizeof p, "onebyte.txt");
     unsigned char same[300];
     memset(same, 'a', sizeof same);
     write_bytes(p, same, sizeof same);
-    expect_data("onebyte", p, NULL, 0, NULL, plain);
+    expect_data("onebyte", p, NULL, 0, NULL);
 
     // Binary input (every byte value, NUL and 0xFF included) is data to a
     // byte-level model (data.h): it trains, it is not a crash.
@@ -488,22 +486,22 @@ static void test_bad_data_files(void) {
     unsigned char bin[4096];
     for (size_t i = 0; i < sizeof bin; i++) bin[i] = (unsigned char)(rnd() >> 24);
     write_bytes(p, bin, sizeof bin);
-    expect_data("binary", p, NULL, 0, NULL, plain);
+    expect_data("binary", p, NULL, 0, NULL);
 
     // a directory instead of a file
     tpath(p, sizeof p, "adir");
     mkdir(p, 0755);
-    expect_data("dir", p, NULL, 1, "is a directory", plain);
+    expect_data("dir", p, NULL, 1, "is a directory");
 
     // a path through a regular file, a dangling symlink
     tpath(q, sizeof q, "empty.txt/x");
-    expect_data("notdir", q, NULL, 1, "Not a directory", plain);
+    expect_data("notdir", q, NULL, 1, "Not a directory");
     tpath(p, sizeof p, "dangling");
     tpath(q, sizeof q, "no-such-file");
-    if (symlink(q, p) == 0) expect_data("dangling", p, NULL, 1, "No such file", plain);
+    if (symlink(q, p) == 0) expect_data("dangling", p, NULL, 1, "No such file");
 
     // a file that opens but cannot be read (I/O error on the first read)
-    expect_data("eio", "/proc/self/mem", NULL, 1, "error reading /proc/self/mem", plain);
+    expect_data("eio", "/proc/self/mem", NULL, 1, "error reading /proc/self/mem");
 
     // An unreadable file. root reads anything, so as root the child drops to
     // nobody, for which the folder and config are made accessible.
@@ -543,7 +541,7 @@ static void test_bad_data_files(void) {
 static void test_impossible_configs(void) {
     char dir[512];
     snprintf(dir, sizeof dir, "%s/impossible", e2e_dir);
-    write_config(cfg_path, NULL);
+    write_config(cfg_path);
     // refused by validation: parameters alone exceed any machine
     char *huge[] = {"--config", cfg_path, "--out", dir, "--set", "model.d_model=65536", "--set",
                     "model.layers=1024", NULL};
@@ -580,7 +578,7 @@ static void test_damaged_checkpoints(void) {
     snprintf(dir, sizeof dir, "%s/damaged", e2e_dir);
     snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
     snprintf(good, sizeof good, "%s/damaged_good.bin", e2e_dir);
-    write_config(cfg_path, NULL);
+    write_config(cfg_path);
     char *first[] = {"--config", cfg_path, "--out", dir, "--set", "train.steps=3", NULL};
     CHECK(run_quiet(first) == 0);
     copy_file(ck, good);
@@ -649,7 +647,7 @@ static void test_damaged_checkpoints(void) {
 static void test_resume_mismatch_names_keys(void) {
     char dir[512], corpus2[512];
     snprintf(dir, sizeof dir, "%s/mismatch", e2e_dir);
-    write_config(cfg_path, NULL);
+    write_config(cfg_path);
     char *first[] = {"--config", cfg_path, "--out", dir, "--set", "train.steps=4", NULL};
     CHECK(run_quiet(first) == 0);
 
@@ -716,7 +714,7 @@ static void test_sigterm_saves_and_resumes(void) {
     snprintf(m, sizeof m, "%s/metrics.csv", dir);
     snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
     snprintf(log, sizeof log, "%s/sigterm.log", e2e_dir);
-    write_config(cfg_path, NULL);
+    write_config(cfg_path);
     char *argv[] = {"--config", cfg_path, "--out", dir, NULL};
     pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
     double t0 = now_s();
@@ -746,7 +744,7 @@ static void test_second_sigint_mid_checkpoint(void) {
     snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
     snprintf(tmp, sizeof tmp, "%s/checkpoint.bin.tmp", dir);
     snprintf(log, sizeof log, "%s/double.log", e2e_dir);
-    write_config(cfg_path, NULL);
+    write_config(cfg_path);
     double window = g_ref_seconds / 4;
     long last = -1;
     for (int i = 0; i < 4; i++) {
@@ -793,7 +791,7 @@ static void test_signals_mid_eval(void) {
         snprintf(m, sizeof m, "%s/metrics.csv", dir);
         snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
         snprintf(log, sizeof log, "%s/eval.log", e2e_dir);
-        write_config(cfg_path, NULL);
+        write_config(cfg_path);
         char *argv[] = {"--config", cfg_path, "--out", dir, "--set", (char *)slow_eval[twice], NULL};
         pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
         // config.ini is written after the handlers are installed and just
@@ -860,6 +858,5 @@ int main(void) {
     TEST(test_second_sigint_mid_checkpoint);
     TEST(test_signals_mid_eval);
     e2e_teardown();
-    (void)run_lmtrain;
     return test_summary();
 }
