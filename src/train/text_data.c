@@ -267,6 +267,11 @@ int text_dataset_open(const Config *c, Dataset **out) {
         t->id_of[b] = present[b] ? vocab : -1;
         if (present[b]) t->byte_of[vocab++] = (unsigned char)b;
     }
+    // Any bytes are data to a byte-level model, but a NUL byte usually means
+    // the wrong file was named: say so, then train on it as it is.
+    if (present[0])
+        fprintf(stderr, "lmtrain: note: %s contains NUL bytes (a binary file?); it is modelled as raw "
+                        "bytes, %d distinct\n", path, vocab);
     for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)t->id_of[buf[i]];
     t->base.vocab = vocab;
     t->tok = buf;

@@ -3,6 +3,7 @@
 #pragma once
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char e2e_dir[256];    // a fresh temporary folder per test program
@@ -89,6 +91,14 @@ static inline pid_t spawn_lmtrain(char *const argv[], const char *log) {
         _exit(127);
     }
     return pid;
+}
+
+// usleep is not in POSIX 2008, which is what the build asks for
+static inline void sleep_us(double us) {
+    if (us <= 0) return;
+    struct timespec ts = {(time_t)(us / 1e6), (long)(fmod(us, 1e6) * 1e3)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
 }
 
 static inline int wait_status(pid_t pid) {

@@ -146,7 +146,7 @@ static void test_sigint_then_resume_is_bit_identical(void) {
         char *argv[] = {"--config", cfg_path, "--out", b, "--set", "run.threads=2", "--set",
                         "train.steps=300", NULL};
         pid_t pid = spawn_lmtrain(argv, log);
-        for (int i = 0; i < 20000 && count_lines(mb) < 4; i++) usleep(500);
+        for (int i = 0; i < 20000 && count_lines(mb) < 4; i++) sleep_us(500);
         kill(pid, SIGINT);
         int rc = wait_status(pid);
         slurp_into(log, e2e_out, sizeof e2e_out);
