@@ -4,8 +4,10 @@
 #   make test         build and run every test (SAN=1: under ASan + UBSan)
 #   make data         put data/tinyshakespeare.txt in place (SHAKESPEARE=path to copy a local file)
 #   make ablation     the three-way ablation into runs/ablation
-#   make recall       the recall ablation and the pairs sweep into runs/recall
-#   make bench        peak FLOP/s, training throughput, cost vs length
+#   make recall       the recall ablation (runs/recall) and the pairs sweep (runs/recall_sweep)
+#   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
+#   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
+#   make test-valgrind  training, resume and sampling under valgrind memcheck
 
 CC      ?= gcc
 # No -ffast-math: it makes isnan() lie and NaN detection is a feature.
@@ -130,7 +132,7 @@ VG_SETS   := --set run.threads=2 --set model.layers=2 --set model.heads=2 --set 
              --set model.block_size=16 --set train.batch_size=2 --set train.steps=3 --set train.warmup=1 \
              --set train.eval_every=2 --set train.eval_batches=2 --set train.log_every=1 \
              --set train.checkpoint_every=1 --set attention.chunk=5
-VG_KINDS  ?= softmax linear linear_decay
+VG_KINDS  ?= softmax linear linear_decay delta
 
 .PHONY: test-valgrind
 test-valgrind: $(VG_BUILD)/lmtrain data

@@ -3,7 +3,7 @@
 //
 //   lmtrain bench [--part peak,train,length,generate] [--kinds softmax,linear,linear_decay]
 //                 [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]
-//                 [--min-reps N] [--min-seconds S] [--max-point-seconds S]
+//                 [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]
 //
 // Parts (all of them by default, in this order; tools/bench.h lists the files):
 //   peak      FP32 FMA peak, 1 thread and all threads            -> peak.csv
@@ -40,7 +40,7 @@ enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8 };
 static const char *USAGE_BENCH =
     "usage: lmtrain bench [--part peak,train,length,generate] [--kinds softmax,linear,linear_decay]\n"
     "                     [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]\n"
-    "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S]";
+    "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]";
 
 // Calls item(ctx, opt, s, len) for each element of a comma-separated list
 // (the list is not modified); an empty element is an error.
@@ -127,6 +127,11 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
             if ((rc = opt_value("bench", argc, argv, &i, &seq))) return rc;
         } else if (!strcmp(a, "--out")) {
             if ((rc = opt_value("bench", argc, argv, &i, &o->out))) return rc;
+        } else if (!strcmp(a, "--chunk")) {
+            size_t chunk = 0;
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_size("bench", a, v, 1, 65536, &chunk)))
+                return rc;
+            bench_set_chunk((int)chunk);
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(a, "--threads")) {

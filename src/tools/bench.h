@@ -82,6 +82,7 @@ int bench_in_child(BenchChildFn fn, void *ctx, BenchResult *r);
 
 // The defaults (config_defaults) with these model sizes and `kind`; task text
 // with no corpus (the benchmarks feed random tokens).
+void bench_set_chunk(int chunk);
 void bench_config(Config *c, const char *kind, int layers, int heads, int d_model, int block_size,
                   int batch_size, PosKind pos);
 

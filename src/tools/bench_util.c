@@ -155,6 +155,11 @@ int bench_in_child(BenchChildFn fn, void *ctx, BenchResult *res) {
 // Models, tokens, memory
 // ============================================================================
 
+// --chunk: the fast-weight chunk length every benchmark model uses (0 = the
+// config default), so `bench` can find the fastest one
+static int g_chunk;
+void bench_set_chunk(int chunk) { g_chunk = chunk; }
+
 void bench_config(Config *c, const char *kind, int layers, int heads, int d_model, int block_size,
                   int batch_size, PosKind pos) {
     config_defaults(c);
@@ -166,6 +171,7 @@ void bench_config(Config *c, const char *kind, int layers, int heads, int d_mode
     c->block_size = block_size;
     c->batch_size = batch_size;
     c->pos = pos;
+    if (g_chunk > 0) c->chunk = g_chunk;
 }
 
 void bench_random_tokens(int *tok, size_t n, size_t V, unsigned long long seed) {
