@@ -68,18 +68,16 @@ static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, 
 // dλ: per-(b, h) partials of backward, summed over b in order afterwards;
 // slab: that (b, h)'s saved chunk-start states (forward -> backward), then its scratch.
 
-static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
-
 static size_t slab_floats(const AttnConfig *c, size_t T, size_t *saved_out) {
     DeltaSlab p = slab_params(c, T, NULL, 0);
-    size_t saved = round16(delta_saved_floats(&p));
+    size_t saved = fw_round16(delta_saved_floats(&p));
     if (saved_out) *saved_out = saved;
-    return saved + round16(delta_scratch_floats(&p));
+    return saved + fw_round16(delta_scratch_floats(&p));
 }
 
 static size_t delta_work_floats(const AttnConfig *c, size_t B, size_t T) {
     size_t BH = B * (size_t)c->heads;
-    return round16(2 * BH) + BH * slab_floats(c, T, NULL);
+    return fw_work_floats(BH, slab_floats(c, T, NULL));
 }
 
 // ---- training form: one (b, h) slab per task ----
@@ -95,10 +93,9 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
     size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
-    float *slabs = J->work + round16(2 * BH);
     for (size_t bh = lo; bh < hi; bh++) {
         DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
-        float *ws = slabs + bh * sf;
+        float *ws = fw_slab(J->work, BH, bh, sf);
         J->work[bh] = (float)delta_chunk_forward(&p, J->y + bh * n, ws, ws + saved, J->q + bh * n,
                                                  J->k + bh * n, J->v + bh * n, J->a + bh * J->T);
     }
@@ -108,10 +105,9 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
     size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
-    float *slabs = J->work + round16(2 * BH);
     for (size_t bh = lo; bh < hi; bh++) {
         DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
-        float *ws = slabs + bh * sf;
+        float *ws = fw_slab(J->work, BH, bh, sf);
         double dl = delta_chunk_backward(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n,
                                          J->da ? J->da + bh * J->T : NULL, J->dy + bh * n, ws,
                                          ws + saved, J->q + bh * n, J->k + bh * n, J->v + bh * n,

@@ -48,18 +48,16 @@ static FwSlab slab_params(const AttnConfig *c, int decay, size_t T, const float 
 // slab: that (b, h)'s saved region (forward -> backward) then its scratch.
 // The per-slab size does not depend on θ, so slab_params(..., 0, ...) sizes it.
 
-static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
-
 static size_t slab_floats(const AttnConfig *c, size_t T, size_t *saved_out) {
     FwSlab p = slab_params(c, 0, T, NULL, 0);
-    size_t saved = round16(fw_saved_floats(&p));
+    size_t saved = fw_round16(fw_saved_floats(&p));
     if (saved_out) *saved_out = saved;
-    return saved + round16(fw_scratch_floats(&p));
+    return saved + fw_round16(fw_scratch_floats(&p));
 }
 
 static size_t linear_work_floats(const AttnConfig *c, size_t B, size_t T) {
     size_t BH = B * (size_t)c->heads;
-    return round16(2 * BH) + BH * slab_floats(c, T, NULL);
+    return fw_work_floats(BH, slab_floats(c, T, NULL));
 }
 
 // ---- training form: one (b, h) slab per task ----
@@ -76,10 +74,9 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
     size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
-    float *slabs = J->work + round16(2 * BH);
     for (size_t bh = lo; bh < hi; bh++) {
         FwSlab p = slab_params(J->c, J->decay, J->T, J->theta, bh % H);
-        float *ws = slabs + bh * sf;
+        float *ws = fw_slab(J->work, BH, bh, sf);
         J->work[bh] = (float)fw_chunk_forward(&p, J->y + bh * n, ws, ws + saved, J->q + bh * n,
                                               J->k + bh * n, J->v + bh * n);
     }
@@ -89,10 +86,9 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
     size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
-    float *slabs = J->work + round16(2 * BH);
     for (size_t bh = lo; bh < hi; bh++) {
         FwSlab p = slab_params(J->c, J->decay, J->T, J->theta, bh % H);
-        float *ws = slabs + bh * sf;
+        float *ws = fw_slab(J->work, BH, bh, sf);
         double dll = fw_chunk_backward(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n,
                                        J->dy + bh * n, J->yin + bh * n, ws, ws + saved,
                                        J->q + bh * n, J->k + bh * n, J->v + bh * n);
