@@ -225,8 +225,8 @@ static int loop(Run *r, Progress *pr) {
         long done = (long)r->st.step;
         int is_eval = done % c->eval_every == 0 || done == c->steps;
         int is_log = is_eval || done % c->log_every == 0;
-        if (is_log) telemetry(r);
         if (is_log) {
+            telemetry(r);  // before eval: the state norms of this training batch
             double val = NAN, acc = NAN;
             if (is_eval) {
                 val = evaluate(&r->graph, m, r->data, c, recall ? &acc : NULL);
