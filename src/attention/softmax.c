@@ -30,6 +30,7 @@
 
 #include "attention.h"
 #include "kernels/gemm.h"
+#include "kernels/vexp.h"
 #include "util/pool.h"
 
 #ifdef __AVX512F__
@@ -273,6 +274,8 @@ static void sm_state_reset(const AttnConfig *c, float *state, size_t window) {
     memset(state, 0, sm_state_floats(c, window) * sizeof(float));
 }
 
+#define SM_STEP_BLOCK 256
+
 // window >= 1
 static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                     const float *q, const float *k, const float *v, const float *aux,
@@ -283,6 +286,7 @@ static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos
     size_t slot = pos % window;
     size_t n = pos + 1 < window ? pos + 1 : window;    // valid entries
     size_t first = pos + 1 < window ? 0 : (slot + 1) % window;  // the oldest one
+    float p[SM_STEP_BLOCK];  // scores, then probabilities, of one block of cached keys
     for (size_t h = 0; h < H; h++) {
         float *K = state + h * 2 * window * dh;  // (window, dh)
         float *V = K + window * dh;              // (window, dh)
@@ -290,23 +294,35 @@ static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos
         memcpy(V + slot * dh, v + h * dh, dh * sizeof(float));
         const float *qh = q + h * dh;
         float *yh = y + h * dh;
-        // one online-softmax pass in chronological order (no scratch for scores)
+        // Online softmax in chronological order, a block of scores at a time:
+        // the dot products, the block's max, then one vectorisable exp pass
+        // (vexpf) and the weighted sum of values. The running max changes at
+        // most once per block, so rescaling y is rare too.
         float m = -INFINITY, l = 0.0f;
         memset(yh, 0, dh * sizeof(float));
-        for (size_t t = 0; t < n; t++) {
-            size_t j = (first + t) % window;
-            float sc = 0.0f;
-            for (size_t d = 0; d < dh; d++) sc += qh[d] * K[j * dh + d];
-            sc *= scale;
-            if (sc > m) {
-                float a = expf(m - sc);
+        for (size_t t0 = 0; t0 < n; t0 += SM_STEP_BLOCK) {
+            size_t nb = n - t0 < SM_STEP_BLOCK ? n - t0 : SM_STEP_BLOCK;
+            float bm = -INFINITY;
+            for (size_t i = 0; i < nb; i++) {
+                const float *kj = K + ((first + t0 + i) % window) * dh;
+                float sc = 0.0f;
+                for (size_t d = 0; d < dh; d++) sc += qh[d] * kj[d];
+                sc *= scale;
+                p[i] = sc;
+                if (sc > bm) bm = sc;
+            }
+            if (bm > m) {
+                float a = m == -INFINITY ? 0.0f : vexpf(m - bm);
                 l *= a;
                 for (size_t d = 0; d < dh; d++) yh[d] *= a;
-                m = sc;
+                m = bm;
             }
-            float p = expf(sc - m);
-            l += p;
-            for (size_t d = 0; d < dh; d++) yh[d] += p * V[j * dh + d];
+            for (size_t i = 0; i < nb; i++) p[i] = vexpf(p[i] - m);
+            for (size_t i = 0; i < nb; i++) {
+                const float *vj = V + ((first + t0 + i) % window) * dh;
+                l += p[i];
+                for (size_t d = 0; d < dh; d++) yh[d] += p[i] * vj[d];
+            }
         }
         float inv = 1.0f / l;
         for (size_t d = 0; d < dh; d++) yh[d] *= inv;

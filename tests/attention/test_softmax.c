@@ -502,6 +502,29 @@ static void test_step_window_drops_oldest(void) {
     case_free(&x);
 }
 
+static void test_step_long_context_in_blocks(void) {
+    // step() scores its cache 256 keys at a time: contexts of several blocks,
+    // a window that wraps, and windows at the block boundary. Float vs double
+    // over <= 700 terms: bound 3e-6 relative.
+    size_t T = 700, H = 2, dh = 8;
+    size_t windows[] = {700, 701, 300, 257, 256, 255};
+    Case x = case_new(1, H, T, dh, 2.0f, 505);
+    double *q = dbuf(x.n), *k = dbuf(x.n), *v = dbuf(x.n), *y = dbuf(x.n);
+    to_double(q, x.q, x.n), to_double(k, x.k, x.n), to_double(v, x.v, x.n);
+    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+        float *ys = fbuf(x.n), *slab = fbuf(x.n);
+        run_steps(ys, &x, windows[w]);
+        steps_to_slabs(slab, ys, H, T, dh);
+        ref_forward(y, q, k, v, H, T, dh, windows[w]);
+        double e = rel_err_d(slab, y, x.n, 1e-12);
+        if (!(e <= 3e-6)) fprintf(stderr, "  window %zu: %.3g\n", windows[w], e);
+        CHECK(e <= 3e-6);
+        free(ys), free(slab);
+    }
+    free(q), free(k), free(v), free(y);
+    case_free(&x);
+}
+
 // ---- sizes and the table ------------------------------------------------------
 
 static void test_sizes_and_table(void) {
@@ -536,6 +559,7 @@ int main(void) {
     TEST(test_bit_identical_across_threads);
     TEST(test_step_matches_forward);
     TEST(test_step_window_drops_oldest);
+    TEST(test_step_long_context_in_blocks);
     pool_shutdown();
     return test_summary();
 }
