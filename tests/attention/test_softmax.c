@@ -475,30 +475,36 @@ static void test_step_matches_forward(void) {
     }
 }
 
+// step() with each window over a (1, H, T, dh) case against the double
+// reference restricted to that window; bound 3e-6 relative
+static void check_windows(const Case *x, const size_t *windows, size_t nw) {
+    double *q = dbuf(x->n), *k = dbuf(x->n), *v = dbuf(x->n), *y = dbuf(x->n);
+    to_double(q, x->q, x->n), to_double(k, x->k, x->n), to_double(v, x->v, x->n);
+    for (size_t w = 0; w < nw; w++) {
+        float *ys = fbuf(x->n), *slab = fbuf(x->n);
+        run_steps(ys, x, windows[w]);
+        steps_to_slabs(slab, ys, x->H, x->T, x->dh);
+        ref_forward(y, q, k, v, x->H, x->T, x->dh, windows[w]);
+        double e = rel_err_d(slab, y, x->n, 1e-12);
+        if (!(e <= 3e-6)) fprintf(stderr, "  window %zu: %.3g\n", windows[w], e);
+        CHECK(e <= 3e-6);
+        free(ys), free(slab);
+    }
+    free(q), free(k), free(v), free(y);
+}
+
 static void test_step_window_drops_oldest(void) {
     // float vs double over <= 149 terms: observed <= 3.7e-7, bound 3e-6
     size_t T = 150, H = 2, dh = 8;
     size_t windows[] = {1, 5, 64, 100, 149};
     Case x = case_new(1, H, T, dh, 2.0f, 404);
-    double *q = dbuf(x.n), *k = dbuf(x.n), *v = dbuf(x.n), *y = dbuf(x.n);
-    to_double(q, x.q, x.n), to_double(k, x.k, x.n), to_double(v, x.v, x.n);
-    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
-        float *ys = fbuf(x.n), *slab = fbuf(x.n);
-        run_steps(ys, &x, windows[w]);
-        steps_to_slabs(slab, ys, H, T, dh);
-        ref_forward(y, q, k, v, H, T, dh, windows[w]);
-        double e = rel_err_d(slab, y, x.n, 1e-12);
-        if (!(e <= 3e-6)) fprintf(stderr, "  window %zu: %.3g\n", windows[w], e);
-        CHECK(e <= 3e-6);
-        free(ys), free(slab);
-    }
+    check_windows(&x, windows, sizeof windows / sizeof windows[0]);
     // window 1 attends to the current token only: y = v exactly
     float *ys = fbuf(x.n), *slab = fbuf(x.n);
     run_steps(ys, &x, 1);
     steps_to_slabs(slab, ys, H, T, dh);
     CHECK(memcmp(slab, x.v, x.n * sizeof(float)) == 0);
     free(ys), free(slab);
-    free(q), free(k), free(v), free(y);
     case_free(&x);
 }
 
@@ -509,19 +515,7 @@ static void test_step_long_context_in_blocks(void) {
     size_t T = 700, H = 2, dh = 8;
     size_t windows[] = {700, 701, 300, 257, 256, 255};
     Case x = case_new(1, H, T, dh, 2.0f, 505);
-    double *q = dbuf(x.n), *k = dbuf(x.n), *v = dbuf(x.n), *y = dbuf(x.n);
-    to_double(q, x.q, x.n), to_double(k, x.k, x.n), to_double(v, x.v, x.n);
-    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
-        float *ys = fbuf(x.n), *slab = fbuf(x.n);
-        run_steps(ys, &x, windows[w]);
-        steps_to_slabs(slab, ys, H, T, dh);
-        ref_forward(y, q, k, v, H, T, dh, windows[w]);
-        double e = rel_err_d(slab, y, x.n, 1e-12);
-        if (!(e <= 3e-6)) fprintf(stderr, "  window %zu: %.3g\n", windows[w], e);
-        CHECK(e <= 3e-6);
-        free(ys), free(slab);
-    }
-    free(q), free(k), free(v), free(y);
+    check_windows(&x, windows, sizeof windows / sizeof windows[0]);
     case_free(&x);
 }
 

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/binfile.h"
+
 static char e2e_dir[256];    // a fresh temporary folder per test program
 static char e2e_out[65536];  // stdout + stderr of the last run
 
@@ -72,8 +74,11 @@ static inline void write_corpus(const char *path, size_t bytes) {
 }
 
 // Starts lmtrain with argv (NULL-terminated, without the program name),
-// output to a file; returns the pid.
-static inline pid_t spawn_lmtrain(char *const argv[], const char *log) {
+// output to a file; returns the pid. `setup`, if not NULL, runs in the child
+// just before exec (resource limits, dropping privileges); a nonzero return
+// ends the child with status 126.
+static inline pid_t spawn_lmtrain_with(char *const argv[], const char *log, int (*setup)(void *),
+                                       void *ctx) {
     char *args[64];
     int n = 0;
     args[n++] = (char *)lmtrain_bin();
@@ -87,10 +92,36 @@ static inline pid_t spawn_lmtrain(char *const argv[], const char *log) {
             dup2(fd, 2);
             close(fd);
         }
+        if (setup && setup(ctx) != 0) _exit(126);
         execv(args[0], args);
         _exit(127);
     }
     return pid;
+}
+
+static inline pid_t spawn_lmtrain(char *const argv[], const char *log) {
+    return spawn_lmtrain_with(argv, log, NULL, NULL);
+}
+
+// Weights and AdamW moments of two checkpoints are bit-identical (the config
+// and wall-clock fields in them may differ).
+static inline int same_params(const char *a, const char *b) {
+    BinFile x, y;
+    if (binfile_read(a, &x)) return 0;
+    if (binfile_read(b, &y)) {
+        binfile_free(&x);
+        return 0;
+    }
+    int same = 1;
+    const char *secs[] = {"params", "adam_m", "adam_v"};
+    for (int i = 0; i < 3; i++) {
+        size_t nx = 0, ny = 0;
+        const void *px = binfile_find(&x, secs[i], &nx), *py = binfile_find(&y, secs[i], &ny);
+        same = same && px && py && nx == ny && memcmp(px, py, nx) == 0;
+    }
+    binfile_free(&x);
+    binfile_free(&y);
+    return same;
 }
 
 // usleep is not in POSIX 2008, which is what the build asks for

@@ -54,30 +54,20 @@ typedef struct {
     int as_nobody;    // drop root to uid/gid 65534 before exec (for EACCES tests)
 } SpawnOpts;
 
+// Per-child limits, applied between fork and exec.
+static int apply_spawn_opts(void *ctx) {
+    const SpawnOpts *o = ctx;
+    if (o->fsize) {
+        struct rlimit rl = {o->fsize, o->fsize};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0) return 1;
+    }
+    if (o->as_nobody && (setgid(65534) != 0 || setuid(65534) != 0)) return 1;
+    return 0;
+}
+
 // spawn_lmtrain with per-child limits; output goes to `log`.
 static pid_t spawn_ex(char *const argv[], const char *log, SpawnOpts o) {
-    char *args[64];
-    int n = 0;
-    args[n++] = (char *)lmtrain_bin();
-    for (int i = 0; argv[i] && n < 63; i++) args[n++] = argv[i];
-    args[n] = NULL;
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        if (o.fsize) {
-            struct rlimit rl = {o.fsize, o.fsize};
-            if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(126);
-        }
-        if (o.as_nobody && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(126);
-        execv(args[0], args);
-        _exit(127);
-    }
-    return pid;
+    return spawn_lmtrain_with(argv, log, apply_spawn_opts, &o);
 }
 
 static int run_ex(char *const argv[], SpawnOpts o) {
@@ -110,26 +100,6 @@ static long checkpoint_step(const char *path) {
     }
     binfile_free(&f);
     return step;
-}
-
-// Weights and AdamW moments bit-identical (config and timing may differ).
-static int same_params(const char *a, const char *b) {
-    BinFile x, y;
-    if (binfile_read(a, &x)) return 0;
-    if (binfile_read(b, &y)) {
-        binfile_free(&x);
-        return 0;
-    }
-    int same = 1;
-    const char *secs[] = {"params", "adam_m", "adam_v"};
-    for (int i = 0; i < 3; i++) {
-        size_t nx = 0, ny = 0;
-        const void *px = binfile_find(&x, secs[i], &nx), *py = binfile_find(&y, secs[i], &ny);
-        same = same && px && py && nx == ny && memcmp(px, py, nx) == 0;
-    }
-    binfile_free(&x);
-    binfile_free(&y);
-    return same;
 }
 
 // The run in `dir` ended exactly like the uninterrupted reference run:

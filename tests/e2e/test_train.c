@@ -81,27 +81,6 @@ static void run_to(const char *kind, const char *out, const char *threads, const
     if (rc) fprintf(stderr, "%s\n", e2e_out);
 }
 
-// Weights and optimizer moments of two checkpoints are bit-identical (the
-// config and wall-clock fields in them may differ).
-static int same_params(const char *a, const char *b) {
-    BinFile x, y;
-    if (binfile_read(a, &x)) return 0;
-    if (binfile_read(b, &y)) {
-        binfile_free(&x);
-        return 0;
-    }
-    int same = 1;
-    const char *secs[] = {"params", "adam_m", "adam_v"};
-    for (int i = 0; i < 3; i++) {
-        size_t nx = 0, ny = 0;
-        const void *px = binfile_find(&x, secs[i], &nx), *py = binfile_find(&y, secs[i], &ny);
-        same = same && px && py && nx == ny && memcmp(px, py, nx) == 0;
-    }
-    binfile_free(&x);
-    binfile_free(&y);
-    return same;
-}
-
 static void test_determinism_across_threads(void) {
     const char *kinds[] = {"softmax", "linear", "linear_decay"};
     for (int k = 0; k < 3; k++) {
