@@ -34,6 +34,7 @@ typedef struct AttnKind {
     int uses_decay;       // 1: the model gives it one learnable theta per head
     int n_aux;            // extra per-head per-token inputs (0 for all but delta)
     int uses_key_norm;    // 1: reads AttnConfig.key_norm ([attention] key_norm)
+    int data_decay;       // 1: supports [attention] decay = data (λ per token)
 
     // Size in floats of the work buffer for a (B, T) batch. The buffer is passed
     // to forward and then to backward: forward saves what backward needs there,

@@ -786,10 +786,10 @@ int config_validate(const Config *c, const char *origin) {
                        "%s: [attention] key_norm = l2 normalises the keys, but normalize = false turns "
                        "key normalisation off; set normalize = true",
                        o);
-    if (c->decay == DECAY_DATA && !kind->uses_decay)
+    if (c->decay == DECAY_DATA && !kind->data_decay)
         return err_set(ERR_USAGE,
-                       "%s: [attention] decay = data needs a kind with a decay (linear_decay or delta); "
-                       "%s has none",
+                       "%s: [attention] decay = data needs a kind with an input-dependent decay "
+                       "(linear_decay or delta); %s has none",
                        o, c->kind);
     if (c->decay_learnable != (c->decay != DECAY_FIXED))
         return err_set(ERR_USAGE, "%s: [attention] decay = %s contradicts decay_learnable = %s", o,
