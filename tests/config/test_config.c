@@ -767,9 +767,9 @@ static void test_key_norm_and_decay(void) {
     // decay = data needs a kind with a decay
     valid_config(&c);
     CHECK(config_set(&c, "attention.decay=data") == 0 && c.decay == DECAY_DATA && c.decay_learnable);
-    expect_invalid(&c, "decay = data needs a kind with a decay", "softmax");
+    expect_invalid(&c, "decay = data needs a kind with an input-dependent decay", "softmax");
     CHECK(config_set(&c, "attention.kind=linear") == 0);
-    expect_invalid(&c, "decay = data needs a kind with a decay", "linear");
+    expect_invalid(&c, "decay = data needs a kind with an input-dependent decay", "linear");
     for (int i = 0; attn_kinds[i]; i++) {  // accepted exactly where a kind implements it
         CHECK(config_set(&c, "attention.kind=softmax") == 0);
         snprintf(c.kind, sizeof c.kind, "%s", attn_kinds[i]->name);
