@@ -4,6 +4,7 @@
 //   lmtrain bench [--part peak,train,length,generate] [--kinds softmax,linear,linear_decay]
 //                 [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]
 //                 [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]
+//                 [--set section.key=value]...
 //
 // Parts (all of them by default, in this order; tools/bench.h lists the files):
 //   peak      FP32 FMA peak, 1 thread and all threads            -> peak.csv
@@ -40,7 +41,8 @@ enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8 };
 static const char *USAGE_BENCH =
     "usage: lmtrain bench [--part peak,train,length,generate] [--kinds softmax,linear,linear_decay]\n"
     "                     [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]\n"
-    "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]";
+    "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]\n"
+    "                     [--set section.key=value]... (every model; e.g. model.heads=1, attention.key_norm=l2)";
 
 // Calls item(ctx, opt, s, len) for each element of a comma-separated list
 // (the list is not modified); an empty element is an error.
@@ -132,6 +134,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
             if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_size("bench", a, v, 1, 65536, &chunk)))
                 return rc;
             bench_set_chunk((int)chunk);
+        } else if (!strcmp(a, "--set")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = bench_add_set(v))) return rc;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(a, "--threads")) {
