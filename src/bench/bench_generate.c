@@ -27,10 +27,10 @@
 
 #include "model/generate.h"
 #include "model/sampler.h"
-#include "tools/bench.h"
-#include "train/summary.h"
+#include "bench/bench.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
+#include "util/format_bytes.h"
 
 enum { LAYERS = 4, HEADS = 4, D_MODEL = 128, FAR = 16384, NEAR = 64, BURST = 16 };
 

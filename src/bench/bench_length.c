@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/bench.h"
-#include "tools/svg.h"
-#include "train/summary.h"
+#include "bench/bench.h"
+#include "format/svg.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
+#include "util/format_bytes.h"
 #include "util/pool.h"
 
 enum { LAYERS = 4, HEADS = 4, D_MODEL = 128 };

@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/bench.h"
+#include "bench/bench.h"
 #include "train/optimizer.h"
-#include "train/summary.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
+#include "util/format_bytes.h"
 #include "util/pool.h"
 
 typedef struct {

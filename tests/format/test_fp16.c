@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../test.h"
-#include "tools/fp16.h"
+#include "format/fp16.h"
 #include "util/rng.h"
 
 // value of half h from the definition (sign, exponent, fraction), in double

@@ -7,7 +7,7 @@
 
 #include "model/generate.h"
 #include "model/sampler.h"
-#include "tools/fp16.h"
+#include "format/fp16.h"
 #include "util/err.h"
 
 int probe_has_fw_state(const Model *m) {

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/bench.h"
+#include "bench/bench.h"
 #include "util/err.h"
 #include "util/pool.h"
 #include "util/rng.h"

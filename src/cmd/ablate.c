@@ -7,16 +7,18 @@
 #include <string.h>
 
 #include "model/model.h"
-#include "tools/cli.h"
-#include "tools/commands.h"
-#include "tools/svg.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
+#include "format/svg.h"
 #include "train/checkpoint.h"
 #include "train/data.h"
 #include "train/metrics.h"
 #include "train/summary.h"
 #include "train/train.h"
 #include "util/atomic_file.h"
+#include "util/dirs.h"
 #include "util/err.h"
+#include "util/format_bytes.h"
 
 #define ABLATE_MAX 16
 

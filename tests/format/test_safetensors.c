@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include "../test.h"
-#include "tools/json.h"
-#include "tools/safetensors.h"
+#include "format/json.h"
+#include "format/json_read.h"
+#include "format/safetensors.h"
+#include "format/safetensors_read.h"
 #include "util/err.h"
 #include "util/rng.h"
 

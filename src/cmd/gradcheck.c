@@ -3,7 +3,7 @@
 
 #include "autograd/gradcheck.h"
 #include "model/model_gradcheck.h"
-#include "tools/commands.h"
+#include "cmd/commands.h"
 #include "util/err.h"
 
 int cmd_gradcheck(int argc, char **argv) {

@@ -7,8 +7,8 @@
 // even fall below one thread's), which would make "% of peak" meaningless.
 #include <stdio.h>
 
-#include "tools/bench.h"
-#include "tools/peak.h"
+#include "bench/bench.h"
+#include "bench/peak.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
 #include "util/pool.h"

@@ -18,11 +18,11 @@
 
 #include "model/generate.h"
 #include "model/sampler.h"
-#include "tools/commands.h"
-#include "tools/opt.h"
-#include "tools/run_load.h"
-#include "train/summary.h"
+#include "cmd/commands.h"
+#include "cmd/opt.h"
+#include "cmd/run_load.h"
 #include "util/err.h"
+#include "util/format_bytes.h"
 
 #define MAX_TOKENS ((size_t)1000000000)
 

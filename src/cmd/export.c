@@ -61,8 +61,8 @@
 #include <sys/stat.h>
 
 #include "model/model.h"
-#include "tools/commands.h"
-#include "tools/safetensors.h"
+#include "cmd/commands.h"
+#include "format/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/data.h"
 #include "util/err.h"

@@ -15,12 +15,12 @@
 #include <string.h>
 
 #include "model/model.h"
-#include "tools/commands.h"
-#include "tools/run_load.h"
-#include "tools/svg.h"
+#include "cmd/commands.h"
+#include "cmd/run_load.h"
+#include "format/svg.h"
 #include "train/evaluate.h"
-#include "train/train.h"
 #include "util/atomic_file.h"
+#include "util/dirs.h"
 #include "util/err.h"
 #include "util/pool.h"
 

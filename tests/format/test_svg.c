@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "tools/svg.h"
+#include "format/svg.h"
 #include "util/err.h"
 #include "util/rng.h"
 

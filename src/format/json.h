@@ -1,4 +1,5 @@
-// json.h — JSON string literals: writing any bytes as one, and reading one back.
+// json.h — JSON string literals: writing any bytes as one (reading one back is
+// tests/format/json_read.h, test-only).
 //
 // The writer emits pure ASCII, so a header built from it is valid UTF-8 JSON
 // whatever the input bytes were (a corpus path in Latin-1, a vocabulary byte
@@ -16,11 +17,3 @@
 
 // Writes the n bytes of s as a JSON string literal, quotes included.
 void json_write_string(FILE *f, const char *s, size_t n);
-
-// Reads the JSON string literal starting at *p (which must be '"'), not going
-// past end. On success *out gets the decoded UTF-8 bytes, malloc'd and
-// NUL-terminated (the text itself may hold NULs: use *len), and *p points just
-// past the closing quote. Rejects raw control characters, unknown escapes,
-// bad \u digits and unpaired surrogates: ERR_RUNTIME after err_set with the
-// reason and the offending position relative to `base`.
-int json_read_string(const char **p, const char *end, const char *base, char **out, size_t *len);

@@ -38,7 +38,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tools/bench.h"
+#include "bench/bench.h"
 
 static double softmax_flops_per_seq(size_t T, size_t dh) {
     const size_t tile = 64;  // softmax.c's TILE

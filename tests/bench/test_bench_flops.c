@@ -9,7 +9,7 @@
 #include "../test.h"
 #include "kernels/gemm.h"
 #include "model/model.h"
-#include "tools/bench.h"
+#include "bench/bench.h"
 
 static double g_flops;  // single-threaded: the pool is never started here
 

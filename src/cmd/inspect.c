@@ -22,15 +22,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/commands.h"
-#include "tools/inspect_probe.h"
-#include "tools/opt.h"
-#include "tools/run_load.h"
-#include "tools/svg.h"
-#include "train/summary.h"
-#include "train/train.h"
+#include "cmd/commands.h"
+#include "cmd/inspect_probe.h"
+#include "cmd/opt.h"
+#include "cmd/run_load.h"
+#include "format/svg.h"
 #include "util/atomic_file.h"
+#include "util/dirs.h"
 #include "util/err.h"
+#include "util/format_bytes.h"
 #include "util/pool.h"
 
 typedef struct {

@@ -29,10 +29,10 @@
 #include <unistd.h>
 
 #include "attention/attention.h"
-#include "tools/bench.h"
-#include "tools/commands.h"
-#include "tools/opt.h"
-#include "train/train.h"
+#include "bench/bench.h"
+#include "cmd/commands.h"
+#include "cmd/opt.h"
+#include "util/dirs.h"
 #include "util/err.h"
 
 enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8 };
