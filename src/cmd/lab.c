@@ -29,13 +29,13 @@
 
 #include "lab/experiment.h"
 #include "lab/run_keys.h"
-#include "tools/commands.h"
-#include "tools/opt.h"
-#include "tools/run_load.h"
-#include "tools/svg.h"
+#include "cmd/commands.h"
+#include "cmd/opt.h"
+#include "cmd/run_load.h"
+#include "format/svg.h"
 #include "train/data.h"
-#include "train/train.h"
 #include "util/atomic_file.h"
+#include "util/dirs.h"
 #include "util/err.h"
 
 static const size_t DHS[] = {16, 32, 64};
