@@ -28,7 +28,7 @@ INI keys it sets; re-run this script and commit the file. The C test reads the
 variant list and each variant's configuration from the file: it needs no change.
 
 File format (safetensors: 8-byte little-endian header length, JSON header,
-raw little-endian data; read by src/tools/safetensors.h):
+raw little-endian data; read by tests/format/safetensors_read.h):
   __metadata__  "format": "lmtrain-golden 1"; "variants": comma-separated names;
                 "steps", "batch_size", "block_size": the trajectory's sizes;
                 "<variant>.config": lmtrain INI text the C test loads as is

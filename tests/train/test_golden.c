@@ -23,7 +23,7 @@
 #include "../test.h"
 #include "config/config.h"
 #include "model/model.h"
-#include "tools/safetensors.h"
+#include "format/safetensors_read.h"
 #include "train/optimizer.h"
 #include "train/step.h"
 #include "util/err.h"
