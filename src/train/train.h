@@ -11,5 +11,3 @@ int train_run(const Config *cfg, const char *run_dir, int resume);
 
 // Paths inside a run folder.
 void run_path(char *buf, size_t cap, const char *run_dir, const char *file);
-// mkdir -p
-int make_dirs(const char *path);
