@@ -23,6 +23,8 @@ static const char *USAGE =
     "                [--out DIR] [--quick]                                        speed: peak, throughput, cost vs length\n"
     "  lmtrain gradcheck                                                          finite-difference check of every op\n"
     "  lmtrain export --run DIR [--out FILE]                                      weights as safetensors\n"
+    "  lmtrain lab [--out DIR] [--feature-map F] [--decay L] [--beta B] [--trials N] [--seed S]\n"
+    "              [--run DIR [--layer L] [--head H] [--key-tokens N]]            memory lab: capacity, overwrite\n"
     "  lmtrain --help | --version\n"
     "\n"
     "--config NAME that is not an existing file is looked up in configs/.\n"
@@ -63,7 +65,7 @@ typedef struct {
 
 static const Command COMMANDS[] = {
     {"ablate", cmd_ablate},   {"sample", cmd_sample},   {"eval", cmd_eval},     {"inspect", cmd_inspect},
-    {"bench", cmd_bench},     {"gradcheck", cmd_gradcheck}, {"export", cmd_export},
+    {"bench", cmd_bench},     {"gradcheck", cmd_gradcheck}, {"export", cmd_export},     {"lab", cmd_lab},
 };
 
 int main(int argc, char **argv) {

@@ -234,6 +234,7 @@ const AttnKind attn_delta = {
     .n_aux = 1,
     .uses_key_norm = 1,
     .data_decay = 1,
+    .phi_normalizer = 1,
     .work_floats = delta_work_floats,
     .forward = delta_forward,
     .backward = delta_backward,
