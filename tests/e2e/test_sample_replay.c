@@ -12,20 +12,20 @@
 // shows that the test can fail: at temperature 1, or keeping the oldest half,
 // it draws other tokens from the same weights and seed.
 //
-// The run is trained for one step, then given large random weights (as in
-// tests/model/test_generate.c) so that logits spread over several units and
-// depend strongly on the context.
+// The run is trained for one step, then given large random weights
+// (tests/model/decisive_weights.h) with a long decay memory, so that logits
+// spread over several units and depend strongly on the context.
 #include <string.h>
 
 #include "../test.h"
 #include "cmd/run_load.h"
 #include "e2e.h"
+#include "model/decisive_weights.h"
 #include "model/generate.h"
 #include "model/sampler.h"
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
 #include "util/err.h"
-#include "util/rng.h"
 
 #define BLOCK 8
 #define N_TOKENS 64
@@ -33,23 +33,6 @@
 static const char *PROMPT = "the cat sat on a mat";  // 20 tokens: the context is rebuilt during it too
 
 static char corpus[512];
-
-static void decisive_weights(Model *m) {
-    Rng r;
-    rng_seed(&r, 4242);
-    for (size_t i = 0; i < m->n_params; i++) {
-        Tensor *t = &m->params[i].t;
-        int ln_w = strstr(t->name, "ln_") && strstr(t->name, ".weight"), ln_b = strstr(t->name, ".bias") != NULL;
-        for (size_t j = 0; j < t->n; j++) {
-            float z = rng_normal(&r);
-            if (strstr(t->name, "theta")) t->data[j] = 3.0f + 3.0f * rng_f32(&r);  // λ 0.95 .. 0.998: a long memory
-            else if (ln_w) t->data[j] = 1.0f + 0.2f * z;
-            else if (ln_b) t->data[j] = 0.2f * z;
-            else if (!strcmp(t->name, "wte") || !strcmp(t->name, "wpe")) t->data[j] = 0.5f * z;
-            else t->data[j] = z / sqrtf((float)t->cols);
-        }
-    }
-}
 
 // A run folder of `kind` with learned positions and block_size BLOCK, its
 // checkpoint holding decisive weights. 0 on success.
@@ -69,7 +52,7 @@ static int make_run(const char *kind, const char *dir) {
     if (rc) return rc;
     LoadedRun r;
     if ((rc = run_load(&r, dir))) return rc;
-    decisive_weights(&r.model);
+    decisive_weights(&r.model, 4242, 3.0f, 6.0f);  // λ 0.95 .. 0.998: a long memory
     AdamW o;
     adamw_init(&o, &r.model);
     rc = checkpoint_save(r.ckpt, &r.model, &o, &r.st);
