@@ -19,10 +19,11 @@ typedef struct {
     float *r, *u;            // (C, d) R = V − diag(γ) K̂ S, then Z = diag(β) R; U
     float *du, *dz;          // (C, d) backward: dL/dU, dL/dZ
     float *dqh, *dkh, *tmp;  // (C, d)
-    float *m, *p, *gm;       // (C, C) K̂K̂ᵀ then A; Q̂K̂ᵀ ⊙ D; backward products
+    float *m, *p, *gm, *dm;  // (C, C) K̂K̂ᵀ then A; Q̂K̂ᵀ ⊙ D; backward products; D
     float *S, *dS, *dSin;    // (d, d) running state / dL/dS after the chunk / dL/dS before it
     float *sk, *sq, *beta, *omb, *gam, *gs;  // (C)
     double *b, *db;          // (C)
+    size_t stride;           // this chunk's L: the row length of the (L, L) products
 } Scratch;
 
 static Scratch scratch_at(const DeltaSlab *p, float *base) {
@@ -31,8 +32,8 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
     float *f = base;
     float **cd[] = {&s.kh, &s.qh, &s.r, &s.u, &s.du, &s.dz, &s.dqh, &s.dkh, &s.tmp};
     for (size_t i = 0; i < sizeof cd / sizeof *cd; i++) *cd[i] = f, f += round16(C * d);
-    float **cc[] = {&s.m, &s.p, &s.gm};
-    for (size_t i = 0; i < 3; i++) *cc[i] = f, f += round16(C * C);
+    float **cc[] = {&s.m, &s.p, &s.gm, &s.dm};
+    for (size_t i = 0; i < 4; i++) *cc[i] = f, f += round16(C * C);
     float **dd[] = {&s.S, &s.dS, &s.dSin};
     for (size_t i = 0; i < 3; i++) *dd[i] = f, f += round16(d * d);
     float **c1[] = {&s.sk, &s.sq, &s.beta, &s.omb, &s.gam, &s.gs};
@@ -44,7 +45,7 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
 
 size_t delta_wy_scratch_floats(const DeltaSlab *p) {
     size_t C = p->chunk, d = p->dh;
-    return 9 * round16(C * d) + 3 * round16(C * C) + 3 * round16(d * d) + 6 * round16(C) +
+    return 9 * round16(C * d) + 4 * round16(C * C) + 3 * round16(d * d) + 6 * round16(C) +
            2 * round16(2 * C);
 }
 
@@ -55,10 +56,11 @@ static double dotd(const float *a, const float *b, size_t n) {
 }
 
 // k̂, q̂, β, the decays b, γ, g of positions [t0, t0+L)
-static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, const float *q,
+static void load_chunk(const DeltaSlab *p, Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
     size_t d = p->dh;
     double acc = 0;
+    s->stride = L;
     for (size_t r = 0; r < L; r++) {
         s->sk[r] = delta_features(p, s->kh + r * d, k + (t0 + r) * d);
         s->sq[r] = delta_features(p, s->qh + r * d, q + (t0 + r) * d);
@@ -70,12 +72,12 @@ static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L
     for (size_t r = 0; r < L; r++) {
         s->gam[r] = (float)exp(s->b[r]);
         s->gs[r] = (float)exp(s->b[L - 1] - s->b[r]);
+        for (size_t j = 0; j <= r; j++) s->dm[r * L + j] = fmap_exp_neg((float)(s->b[r] - s->b[j]));
     }
 }
 
-static inline float dcoef(const Scratch *s, size_t r, size_t j) {
-    return fmap_exp_neg((float)(s->b[r] - s->b[j]));
-}
+// D_rs = e^{b_r − b_s}, s <= r (filled once per chunk by load_chunk)
+static inline float dcoef(const Scratch *s, size_t r, size_t j) { return s->dm[r * s->stride + j]; }
 
 // The chunk's U from the state S entering it: R = V − diag(γ) K̂ S (kept in s->r
 // as Z = diag(β) R), M = K̂K̂ᵀ turned into A (strictly lower), and U by forward

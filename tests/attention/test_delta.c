@@ -608,6 +608,14 @@ static void test_head_sizes(void) {
     c.what = "dh 32, no decay, identity, chunk 64";
     c.dh = 32, c.decay = 0, c.state_identity = 1, c.chunk = 64;
     check_case(&c, 610);
+    // dh 64: the kind trains with the WY form from there on (delta.c)
+    c = BASE;
+    c.what = "dh 64 (WY form), chunk 16";
+    c.dh = 64, c.T = 40, c.chunk = 16, c.B = 1;
+    check_case(&c, 620);
+    c.what = "dh 64 (WY form), l2, lambda .05/.999, chunk 7";
+    c.key_norm = KEYNORM_L2, c.fmap = FMAP_IDENTITY, c.lam[0] = 0.05, c.lam[1] = 0.999, c.chunk = 7;
+    check_case(&c, 621);
 }
 
 // The hand-written reference backward against central differences of the
