@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "cmd/args.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "format/svg.h"
@@ -159,9 +160,10 @@ static int write_curves(const char *out, Entry *e, int n) {
 }
 
 static int run_sweep(Sweep *sw, const char *out, const Entry *e, int n, const char *const *files,
-                     char **sets, int n_sets) {
+                     const char *const *sets, int n_sets) {
     sw->result = xcalloc((size_t)(n * sw->n), sizeof(double));
-    char assign[256], *all[257];
+    char assign[256];
+    const char *all[257];
     memcpy(all, sets, (size_t)n_sets * sizeof *all);
     all[n_sets] = assign;  // the sweep value is applied after the user's --set options
     for (int j = 0; j < sw->n; j++) {
@@ -186,27 +188,28 @@ static int run_sweep(Sweep *sw, const char *out, const Entry *e, int n, const ch
 }
 
 int cmd_ablate(int argc, char **argv) {
-    const char *files[ABLATE_MAX], *out = "runs/ablation";
-    char *sets[256];
-    int n = 0, n_sets = 0;
+    const char *files[ABLATE_MAX], *out = "runs/ablation", *sweep = NULL;
+    const char *sets[256];
+    ArgList file_list = {files, ABLATE_MAX, 0}, set_list = {sets, 256, 0};
+    const ArgOpt opts[] = {
+        {"--set", ARG_REPEAT, &set_list, "section.key=value", .help = "override a config key in every config"},
+        {"--out", ARG_STRING, &out, "DIR", .help = "the comparison folder (a run per config inside)"},
+        {"--sweep", ARG_STRING, &sweep, "section.key=v1,v2,...", .help = "train every config again at each value",
+         .shown_default = "none"},
+    };
+    const ArgSpec spec = {"ablate", "CONFIG CONFIG... [options]",
+                          "Train each config with the same seed and batch order, then compare them:\n"
+                          "DIR/report.md (one table) and DIR/curves.svg (every run's loss curves).",
+                          ARGS_TABLE(opts), .positional = &file_list,
+                          .positional_help = "CONFIG  a config file, or a name in configs/ (two or more)"};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return args_status(rc);
+    int n = file_list.n, n_sets = set_list.n;
     Sweep sw;
     memset(&sw, 0, sizeof sw);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--sweep") == 0 && i + 1 < argc) {
-            if (sw.n) return err_set(ERR_USAGE, "ablate: one --sweep at most");
-            int rc = parse_sweep(&sw, argv[++i]);
-            if (rc) return rc;
-        } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-            if (n_sets == 256) return err_set(ERR_USAGE, "too many --set options");
-            sets[n_sets++] = argv[++i];
-        } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
-        else if (argv[i][0] == '-') return err_set(ERR_USAGE, "ablate: unknown or incomplete option '%s'", argv[i]);
-        else if (n == ABLATE_MAX) return err_set(ERR_USAGE, "ablate: at most %d configs", ABLATE_MAX);
-        else files[n++] = argv[i];
-    }
+    if (sweep && (rc = parse_sweep(&sw, sweep))) return rc;
     if (n < 2) return err_set(ERR_USAGE, "ablate needs at least two config files");
     Entry *e = xcalloc((size_t)n, sizeof *e);
-    int rc = 0;
     // Validate every config before training any, so a typo in the third file
     // does not surface after two runs' worth of waiting.
     for (int i = 0; i < n && !rc; i++) rc = cli_load_config(&e[i].cfg, files[i], sets, n_sets);

@@ -1,4 +1,4 @@
-// eval_cmd.c — `lmtrain eval --run DIR`: the whole validation split, once.
+// eval.c — `lmtrain eval --run DIR`: the whole validation split, once.
 //
 // Training's validation loss is an estimate from a few random windows; this is
 // the exact number: the consecutive non-overlapping windows of block_size
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "cmd/args.h"
 #include "cmd/commands.h"
 #include "cmd/run_load.h"
 #include "format/svg.h"
@@ -135,14 +136,17 @@ static int run_eval(const LoadedRun *r, Model *m) {
 
 int cmd_eval(int argc, char **argv) {
     const char *run = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--run") && i + 1 < argc) run = argv[++i];
-        else if (!strcmp(argv[i], "--run")) return err_set(ERR_USAGE, "eval: --run needs a value");
-        else return err_set(ERR_USAGE, "eval: unknown option '%s'\nusage: lmtrain eval --run DIR", argv[i]);
-    }
-    if (!run) return err_set(ERR_USAGE, "eval: missing --run DIR (a run folder with checkpoint.bin)");
+    const ArgOpt opts[] = {
+        {"--run", ARG_STRING, &run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+    };
+    const ArgSpec spec = {"eval", "--run DIR",
+                          "The exact validation loss over the whole split, and the loss at each position of\n"
+                          "the window (DIR/eval/loss_by_position.csv and .svg).",
+                          ARGS_TABLE(opts)};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return args_status(rc);
     LoadedRun r;
-    int rc = run_load(&r, run);
+    rc = run_load(&r, run);
     if (rc) return rc;
     pool_init(r.cfg.threads);
     rc = run_eval(&r, &r.model);

@@ -61,13 +61,13 @@
 #include <sys/stat.h>
 
 #include "model/model.h"
+#include "cmd/args.h"
 #include "cmd/commands.h"
 #include "format/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/data.h"
 #include "util/err.h"
 
-#define EXPORT_USAGE "usage: lmtrain export --run DIR [--out FILE]"
 
 // The weights of a run, as training left them.
 typedef struct {
@@ -177,12 +177,15 @@ static int write_export(const Trained *r, const char *out) {
 
 int cmd_export(int argc, char **argv) {
     const char *run = NULL, *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) run = argv[++i];
-        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
-        else return err_set(ERR_USAGE, "export: unknown or incomplete option '%s'\n" EXPORT_USAGE, argv[i]);
-    }
-    if (!run) return err_set(ERR_USAGE, "export: missing --run DIR\n" EXPORT_USAGE);
+    const ArgOpt opts[] = {
+        {"--run", ARG_STRING, &run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+        {"--out", ARG_STRING, &out, "FILE", .help = "the file to write", .shown_default = "DIR/model.safetensors"},
+    };
+    const ArgSpec spec = {"export", "--run DIR [--out FILE]",
+                          "The trained weights as a safetensors file (float32, nanoGPT's layout), for other toolkits.",
+                          ARGS_TABLE(opts)};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return args_status(rc);
 
     char ckpt[4200], dflt[4200];
     if ((size_t)snprintf(ckpt, sizeof ckpt, "%s/checkpoint.bin", run) >= sizeof ckpt ||
@@ -196,7 +199,7 @@ int cmd_export(int argc, char **argv) {
         return err_set(ERR_RUNTIME, "export: %s has no checkpoint.bin (is it a run folder? train it first)", run);
 
     Trained r;
-    int rc = load_run(&r, ckpt);
+    rc = load_run(&r, ckpt);
     if (!rc) rc = write_export(&r, out);
     if (!rc)
         printf("exported %zu tensors (%zu weights, step %llu) to %s\n", r.model.n_params, r.model.n_weights,

@@ -1,0 +1,23 @@
+// commands.c — the table of subcommands (a new command: its file in src/cmd/
+// and one line here).
+#include "commands.h"
+
+#include <string.h>
+
+const Command commands[] = {
+    {"train", cmd_train, "train one run (the default: `lmtrain --config FILE` is the same)"},
+    {"ablate", cmd_ablate, "train several configs alike and compare them"},
+    {"sample", cmd_sample, "generate text from a trained run"},
+    {"eval", cmd_eval, "exact validation loss over the whole split, and by position"},
+    {"inspect", cmd_inspect, "fast-weight diagnostics of a trained run"},
+    {"bench", cmd_bench, "speed: FMA peak, training throughput, cost against length, generation"},
+    {"gradcheck", cmd_gradcheck, "every gradient against finite differences"},
+    {"export", cmd_export, "the trained weights as safetensors"},
+    {NULL, NULL, NULL},
+};
+
+const Command *command_find(const char *name) {
+    for (const Command *c = commands; c->name; c++)
+        if (!strcmp(c->name, name)) return c;
+    return NULL;
+}
