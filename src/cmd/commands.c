@@ -13,6 +13,7 @@ const Command commands[] = {
     {"bench", cmd_bench, "speed: FMA peak, training throughput, cost against length, generation"},
     {"gradcheck", cmd_gradcheck, "every gradient against finite differences"},
     {"export", cmd_export, "the trained weights as safetensors"},
+    {"lab", cmd_lab, "the memory lab: capacity and overwrite of each write rule, no training"},
     {NULL, NULL, NULL},
 };
 

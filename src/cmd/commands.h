@@ -12,6 +12,7 @@ int cmd_inspect(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_gradcheck(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
 
 typedef struct {
     const char *name;
