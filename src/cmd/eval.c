@@ -9,6 +9,14 @@
 // shows how much each attention kind gains from longer context.
 //
 // Writes DIR/eval/loss_by_position.csv and DIR/eval/loss_by_position.svg.
+//
+// --length N scores windows of N tokens instead of block_size: the split cut
+// into consecutive windows of N, each read from a fresh state. Past block_size
+// only for runs with pos = none (a learned position embedding has no row for
+// position block_size or later; refused, with the reason). The loss by
+// position then runs to N - 1: whether the model still predicts as well, or
+// better, at positions it never trained at is the extrapolation question.
+// Files: DIR/eval/loss_by_position_N.csv and .svg.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +66,10 @@ static void eval_split(Graph *g, const Dataset *d, PosLoss *p) {
     }
 }
 
-static int write_outputs(const LoadedRun *r, const PosLoss *p, const char *dir) {
+// name: the files' stem, "loss_by_position" or "loss_by_position_N"
+static int write_outputs(const LoadedRun *r, const PosLoss *p, const char *dir, const char *name) {
     char path[4300];
-    snprintf(path, sizeof path, "%s/loss_by_position.csv", dir);
+    snprintf(path, sizeof path, "%s/%s.csv", dir, name);
     AtomicFile a;
     int rc = atomic_open(&a, path);
     if (rc) return rc;
@@ -75,10 +84,14 @@ static int write_outputs(const LoadedRun *r, const PosLoss *p, const char *dir) 
             fprintf(a.f, "%zu,,,0\n", t);
     }
     if ((rc = atomic_commit(&a))) goto out;
-    snprintf(path, sizeof path, "%s/loss_by_position.svg", dir);
+    snprintf(path, sizeof path, "%s/%s.svg", dir, name);
     char title[300];
-    snprintf(title, sizeof title, "%s (%s): validation loss by position in the window", r->cfg.name,
-             r->cfg.kind);
+    if (p->T == r->model.Tmax)
+        snprintf(title, sizeof title, "%s (%s): validation loss by position in the window", r->cfg.name,
+                 r->cfg.kind);
+    else
+        snprintf(title, sizeof title, "%s (%s): loss by position in windows of %zu (trained on %zu)",
+                 r->cfg.name, r->cfg.kind, p->T, r->model.Tmax);
     SvgChart chart = {title, "position in the context window (tokens seen - 1)", "loss (nats/token)", 0, 0};
     SvgSeries s = {r->cfg.kind, x, y, p->T, 0, 0};
     rc = svg_line_chart(path, &chart, &s, 1);
@@ -88,16 +101,19 @@ out:
     return rc;
 }
 
-static int run_eval(const LoadedRun *r, Model *m) {
+// T: the window length scored (block_size unless --length)
+static int run_eval(const LoadedRun *r, Model *m, size_t T) {
     const Dataset *d = r->data;
-    PosLoss p = {.T = m->Tmax};
+    PosLoss p = {.T = T};
     p.windows = dataset_eval_windows(d, SPLIT_VAL, p.T);
     if (p.windows == 0)
         return err_set(ERR_RUNTIME, "eval: the validation split of %s holds no full window of %zu tokens",
                        r->dir, p.T);
     p.sum = xcalloc(p.T, sizeof(double));
     p.count = xcalloc(p.T, sizeof(size_t));
-    size_t B = (size_t)r->cfg.batch_size;
+    // as many tokens per forward as a training batch, so a long window costs no more memory per token
+    size_t B = (size_t)r->cfg.batch_size * m->Tmax / T;
+    if (B < 1) B = 1;
     if (B > p.windows) B = p.windows;
     Graph g;
     graph_build(&g, m, B, p.T);
@@ -124,32 +140,53 @@ static int run_eval(const LoadedRun *r, Model *m) {
     printf("%-15s %.4f\n", recall ? "bits/token" : "bits/char", loss / LN2);
     if (recall) printf("val acc         %.4f\n", n ? (double)p.correct / (double)n : NAN);
 
-    char dir[4200];
+    char dir[4200], name[64];
     snprintf(dir, sizeof dir, "%s/eval", r->dir);
+    if (T == m->Tmax) snprintf(name, sizeof name, "loss_by_position");
+    else snprintf(name, sizeof name, "loss_by_position_%zu", T);
     int rc = make_dirs(dir);
-    if (!rc) rc = write_outputs(r, &p, dir);
-    if (!rc) printf("loss by position: %s/loss_by_position.csv and .svg\n", dir);
+    if (!rc) rc = write_outputs(r, &p, dir, name);
+    if (!rc) printf("loss by position: %s/%s.csv and .svg\n", dir, name);
     free(p.sum);
     free(p.count);
     return rc;
 }
 
+// --length past block_size needs a model without learned positions; recall
+// sequences have one length. Checked before anything is written.
+static int check_length(const LoadedRun *r, size_t T) {
+    if (r->cfg.task == TASK_RECALL && T != r->model.Tmax)
+        return err_set(ERR_USAGE, "eval: --length %zu: a recall run's validation sequences are %zu tokens long, "
+                                  "by construction; --length applies to text runs", T, r->model.Tmax);
+    if (T > r->model.Tmax && r->model.wpe)
+        return err_set(ERR_USAGE, "eval: --length %zu is longer than block_size %zu, but %s learned a position "
+                                  "embedding for positions 0..%zu only and has none for later positions; "
+                                  "train with [model] pos = none (e.g. configs/nopos_*.ini) to score longer "
+                                  "windows", T, r->model.Tmax, r->dir, r->model.Tmax - 1);
+    return 0;
+}
+
 int cmd_eval(int argc, char **argv) {
     const char *run = NULL;
+    size_t length = 0;
     const ArgOpt opts[] = {
         {"--run", ARG_STRING, &run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+        {"--length", ARG_SIZE, &length, "N", .help = "window length; past block_size only for pos = none runs",
+         .lo = 1, .hi = (double)((size_t)1 << 24), .shown_default = "the run's block_size"},
     };
-    const ArgSpec spec = {"eval", "--run DIR",
+    const ArgSpec spec = {"eval", "--run DIR [--length N]",
                           "The exact validation loss over the whole split, and the loss at each position of\n"
                           "the window (DIR/eval/loss_by_position.csv and .svg).",
                           ARGS_TABLE(opts)};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return args_status(rc);
     LoadedRun r;
-    rc = run_load(&r, run);
-    if (rc) return rc;
-    pool_init(r.cfg.threads);
-    rc = run_eval(&r, &r.model);
+    if ((rc = run_load(&r, run))) return rc;
+    size_t T = length ? length : r.model.Tmax;
+    if (!(rc = check_length(&r, T))) {
+        pool_init(r.cfg.threads);
+        rc = run_eval(&r, &r.model, T);
+    }
     run_unload(&r);
     return rc;
 }
