@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../test.h"
+#include "decisive_weights.h"
 #include "model/generate.h"
 #include "model/model.h"
 #include "util/err.h"
@@ -47,24 +48,7 @@ static void make_model(Model *m, const Variant *v, size_t V, uint64_t seed) {
     c.chunk = 5;  // chunks that do not divide the lengths
     c.seed = seed;
     model_build(m, &c, V);
-    // Weights far from the 0.02 init, so logits spread over several units and
-    // greedy choices are decisive, and activations are O(1) at every layer.
-    Rng r;
-    rng_seed(&r, seed * 7919 + 1);
-    for (size_t i = 0; i < m->n_params; i++) {
-        Tensor *t = &m->params[i].t;
-        const char *nm = t->name;
-        int is_ln_w = strstr(nm, ".weight") && (strstr(nm, "ln_") != NULL);
-        int is_ln_b = strstr(nm, ".bias") != NULL;
-        for (size_t j = 0; j < t->n; j++) {
-            float z = rng_normal(&r);
-            if (strstr(nm, "theta")) t->data[j] = -2.0f + 6.0f * rng_f32(&r);  // λ in (0.12, 0.98)
-            else if (is_ln_w) t->data[j] = 1.0f + 0.2f * z;
-            else if (is_ln_b) t->data[j] = 0.2f * z;
-            else if (!strcmp(nm, "wte") || !strcmp(nm, "wpe")) t->data[j] = 0.5f * z;
-            else t->data[j] = z / sqrtf((float)t->cols);
-        }
-    }
+    decisive_weights(m, seed * 7919 + 1, -2.0f, 4.0f);  // λ in (0.12, 0.98)
 }
 
 // Logits of the last position of the full training-time forward on tokens[0..n).
