@@ -8,12 +8,14 @@
 // at each position of the window: position t has seen t+1 tokens, so the curve
 // shows how much each attention kind gains from longer context.
 //
-// Writes DIR/eval/loss_by_position.csv and DIR/eval/loss_by_position.svg.
+// Writes DIR/eval/loss_by_position.csv and DIR/eval/loss_by_position.svg, and
+// DIR/eval/summary.txt (the figure the ablation report reads).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiment/eval_summary.h"
 #include "model/model.h"
 #include "tools/commands.h"
 #include "tools/run_load.h"
@@ -127,6 +129,8 @@ static int run_eval(const LoadedRun *r, Model *m) {
     snprintf(dir, sizeof dir, "%s/eval", r->dir);
     int rc = make_dirs(dir);
     if (!rc) rc = write_outputs(r, &p, dir);
+    EvalSummary es = {.loss = loss, .tokens = n, .window = p.T, .step = r->st.step, .batch_hash = r->st.batch_hash};
+    if (!rc) rc = eval_summary_write(r->dir, &es);
     if (!rc) printf("loss by position: %s/loss_by_position.csv and .svg\n", dir);
     free(p.sum);
     free(p.count);
@@ -141,8 +145,12 @@ int cmd_eval(int argc, char **argv) {
         else return err_set(ERR_USAGE, "eval: unknown option '%s'\nusage: lmtrain eval --run DIR", argv[i]);
     }
     if (!run) return err_set(ERR_USAGE, "eval: missing --run DIR (a run folder with checkpoint.bin)");
+    return eval_run_folder(run);
+}
+
+int eval_run_folder(const char *run_dir) {
     LoadedRun r;
-    int rc = run_load(&r, run);
+    int rc = run_load(&r, run_dir);
     if (rc) return rc;
     pool_init(r.cfg.threads);
     rc = run_eval(&r, &r.model);
