@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/cli.h"
-#include "tools/commands.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
 #include "train/train.h"
 #include "util/err.h"
 #include "util/pool.h"

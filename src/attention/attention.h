@@ -26,12 +26,15 @@ typedef struct {
     int chunk;            // chunk length of the chunkwise-parallel training form
     int state_identity;   // S_0 = I, z_0 = 1 (decays like any other term)
     int decay;            // decay enabled for this layer (λ = sigmoid(theta))
+    KeyNorm key_norm;     // sum or l2 normalisation of φ(q), φ(k) (kinds with uses_key_norm)
 } AttnConfig;
 
 typedef struct AttnKind {
     const char *name;
     int uses_decay;       // 1: the model gives it one learnable theta per head
     int n_aux;            // extra per-head per-token inputs (0 for all but delta)
+    int uses_key_norm;    // 1: reads AttnConfig.key_norm ([attention] key_norm)
+    int data_decay;       // 1: supports [attention] decay = data (λ per token)
 
     // Size in floats of the work buffer for a (B, T) batch. The buffer is passed
     // to forward and then to backward: forward saves what backward needs there,

@@ -8,8 +8,12 @@
 // How the [attention] keys apply to delta:
 //   feature_map   φ, as for the linear kinds (elu1 > 0 always; relu may give a
 //                 key with Σφ = 0, which then writes and reads nothing).
-//   normalize     true: sum-normalise φ(q) and φ(k) (Schlag et al. 2021); this
-//                 bounds ‖k̂‖ ≤ 1, which keeps the delta update contractive.
+//   normalize     true: normalise φ(q) and φ(k) as key_norm says; both bound
+//                 ‖k̂‖ ≤ 1, which keeps the delta update contractive.
+//   key_norm      sum: divide by Σφ + eps (Schlag et al. 2021; needs φ >= 0).
+//                 l2: divide by sqrt(Σφ² + eps) (DeltaNet, Yang et al. 2024):
+//                 ‖k̂‖ ≈ 1, so β = 1 overwrites what k̂ reads exactly, and any
+//                 φ works (identity included).
 //                 false: k̂ = φ(k), q̂ = φ(q) raw; stable only while
 //                 β‖φ(k)‖² < 2 — for experiments, not for training by default.
 //                 There is no separate read-out normaliser: the sum-normalised
@@ -57,6 +61,7 @@ static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, 
     p.fmap = c->feature_map;
     p.eps = c->eps;
     p.normalize = c->normalize;
+    p.key_norm = c->key_norm;
     p.state_identity = c->state_identity;
     p.lam = lambda_of(theta, h);
     return p;
@@ -191,6 +196,7 @@ const AttnKind attn_delta = {
     .name = "delta",
     .uses_decay = 1,
     .n_aux = 1,
+    .uses_key_norm = 1,
     .work_floats = delta_work_floats,
     .forward = delta_forward,
     .backward = delta_backward,

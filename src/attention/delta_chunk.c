@@ -187,8 +187,13 @@ float delta_features(const DeltaSlab *p, float *out, const float *x) {
     fmap_forward(p->fmap, out, x, d);
     if (!p->normalize) return 1.0f;
     float s = 0.0f;
-    for (size_t i = 0; i < d; i++) s += out[i];
-    s += p->eps;  // relu may give Σφ = 0: then k̂ = 0 (no write, no read), not 0/0
+    if (p->key_norm == KEYNORM_L2) {
+        for (size_t i = 0; i < d; i++) s += out[i] * out[i];
+        s = sqrtf(s + p->eps);  // φ = 0 gives k̂ = 0, not 0/0
+    } else {
+        for (size_t i = 0; i < d; i++) s += out[i];
+        s += p->eps;  // relu may give Σφ = 0: then k̂ = 0 (no write, no read), not 0/0
+    }
     for (size_t i = 0; i < d; i++) out[i] /= s;
     return s;
 }
@@ -321,14 +326,19 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
 //                       dk̂ −= λβ P du;  dP −= λβ k̂ duᵀ
 // Pass A does the first two lines (du needs all of G), pass B the last one.
 
-// out = φ(x)/s  =>  dφ_m = (dout_m − dout·out) / s  (just dout without normalize);
-// dx += dφ · φ'(x). dout is overwritten with dφ.
+// out = φ(x)/s; dx += dφ · φ'(x) with (dout is overwritten with dφ)
+//   sum: s = Σφ + eps,        ds/dφ_m = 1      =>  dφ_m = (dout_m − dout·out) / s
+//   l2:  s = sqrt(Σφ² + eps), ds/dφ_m = out_m  =>  dφ_m = (dout_m − (dout·out) out_m) / s
+//   without normalize: dφ = dout
 static void features_backward(const DeltaSlab *p, float *dx, float *dout, const float *out, float s,
                               const float *x) {
     size_t d = p->dh;
     if (p->normalize) {
         float proj = dot(dout, out, d);
-        for (size_t i = 0; i < d; i++) dout[i] = (dout[i] - proj) / s;
+        if (p->key_norm == KEYNORM_L2)
+            for (size_t i = 0; i < d; i++) dout[i] = (dout[i] - proj * out[i]) / s;
+        else
+            for (size_t i = 0; i < d; i++) dout[i] = (dout[i] - proj) / s;
     }
     fmap_backward(p->fmap, dx, dout, x, d);
 }

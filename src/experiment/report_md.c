@@ -5,6 +5,7 @@
 
 #include "experiment/report.h"
 #include "train/summary.h"
+#include "util/format_bytes.h"
 
 // "1.9066 ± 0.0140", "1.9066" for one seed, "—" for none
 static void put_summary(FILE *f, Summary s, const char *fmt) {

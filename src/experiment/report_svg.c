@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "experiment/report.h"
-#include "tools/svg.h"
+#include "format/svg.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
 

@@ -122,6 +122,7 @@ static void model_dims(Model *m, const Config *cfg, size_t V) {
         .chunk = cfg->chunk,
         .state_identity = cfg->state_init == STATE_IDENTITY,
         .decay = m->kind->uses_decay,
+        .key_norm = cfg->key_norm,
     };
 }
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
-#include "tools/svg.h"
+#include "format/svg.h"
 #include "train/checkpoint.h"
 #include "train/data.h"
 #include "train/evaluate.h"
@@ -22,6 +22,7 @@
 #include "train/progress.h"
 #include "train/summary.h"
 #include "util/atomic_file.h"
+#include "util/dirs.h"
 #include "util/err.h"
 #include "util/pool.h"
 
@@ -31,25 +32,6 @@
 
 void run_path(char *buf, size_t cap, const char *run_dir, const char *file) {
     snprintf(buf, cap, "%s/%s", run_dir, file);
-}
-
-int make_dirs(const char *path) {
-    char tmp[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof tmp) return err_set(ERR_USAGE, "bad output folder '%s'", path);
-    memcpy(tmp, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (tmp[i] != '/' && tmp[i] != 0) continue;
-        char c = tmp[i];
-        tmp[i] = 0;
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-            return err_set(ERR_RUNTIME, "cannot create folder %s: %s", tmp, strerror(errno));
-        tmp[i] = c;
-    }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return err_set(ERR_RUNTIME, "%s exists and is not a folder", path);
-    return 0;
 }
 
 // ============================================================================

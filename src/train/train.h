@@ -19,5 +19,3 @@ int train_stop_signal(void);
 
 // Paths inside a run folder.
 void run_path(char *buf, size_t cap, const char *run_dir, const char *file);
-// mkdir -p
-int make_dirs(const char *path);
