@@ -15,9 +15,9 @@
 static const char *USAGE =
     "usage:\n"
     "  lmtrain --config FILE [--set section.key=value]... [--out DIR] [--resume]   train one run\n"
-    "  lmtrain ablate FILE FILE FILE... [--set ...] [--out DIR] [--seeds N] [--sweep k=a,b,...]\n"
-    "                [--resume] [--plan [--jobs J]]                            train each with N seeds, compare\n"
-    "  lmtrain report DIR                                                       rebuild an ablation's report from its runs\n"
+    "  lmtrain ablate FILE FILE... [--seeds N] [--set ...] [--out DIR] [--sweep k=a,b,...]\n"
+    "                [--resume] [--plan [--jobs J]]                               train each with N seeds, compare\n"
+    "  lmtrain report DIR                                                         an ablation's report from its finished runs\n"
     "  lmtrain sample --run DIR [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K] [--seed S]\n"
     "  lmtrain eval --run DIR                                                     full-split val loss, bits/char\n"
     "  lmtrain inspect --run DIR [--stretch N] [--drift-tokens N] [--seed S]      fast-weight diagnostics\n"
@@ -25,6 +25,8 @@ static const char *USAGE =
     "                [--out DIR] [--quick]                                        speed: peak, throughput, cost vs length\n"
     "  lmtrain gradcheck                                                          finite-difference check of every op\n"
     "  lmtrain export --run DIR [--out FILE]                                      weights as safetensors\n"
+    "  lmtrain lab [--out DIR] [--feature-map F] [--decay L] [--beta B] [--trials N] [--seed S]\n"
+    "              [--run DIR [--layer L] [--head H] [--key-tokens N]]            memory lab: capacity, overwrite\n"
     "  lmtrain --help | --version\n"
     "\n"
     "--config NAME that is not an existing file is looked up in configs/.\n"
@@ -64,8 +66,9 @@ typedef struct {
 } Command;
 
 static const Command COMMANDS[] = {
-    {"ablate", cmd_ablate},   {"report", cmd_report},   {"sample", cmd_sample},   {"eval", cmd_eval},     {"inspect", cmd_inspect},
-    {"bench", cmd_bench},     {"gradcheck", cmd_gradcheck}, {"export", cmd_export},
+    {"ablate", cmd_ablate},   {"report", cmd_report},       {"sample", cmd_sample}, {"eval", cmd_eval},
+    {"inspect", cmd_inspect}, {"gradcheck", cmd_gradcheck}, {"export", cmd_export}, {"lab", cmd_lab},
+    {"bench", cmd_bench},
 };
 
 int main(int argc, char **argv) {

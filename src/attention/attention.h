@@ -35,6 +35,8 @@ typedef struct AttnKind {
     int n_aux;            // extra per-head per-token inputs (0 for all but delta)
     int uses_key_norm;    // 1: reads AttnConfig.key_norm ([attention] key_norm)
     int data_decay;       // 1: supports [attention] decay = data (λ per token)
+    int phi_normalizer;   // 1: normalize = true divides by a sum of φ values (φ(q)ᵀz, or Σφ(k)
+                          // with key_norm = sum), which only a φ >= 0 keeps away from zero
 
     // Size in floats of the work buffer for a (B, T) batch. The buffer is passed
     // to forward and then to backward: forward saves what backward needs there,

@@ -197,6 +197,7 @@ const AttnKind attn_delta = {
     .uses_decay = 1,
     .n_aux = 1,
     .uses_key_norm = 1,
+    .phi_normalizer = 1,
     .work_floats = delta_work_floats,
     .forward = delta_forward,
     .backward = delta_backward,

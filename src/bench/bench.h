@@ -8,6 +8,7 @@
 //   bench_train.c      part "train":    training throughput, % of the peak
 //   bench_length.c     part "length":   cost and memory vs sequence length
 //   bench_generate.c   part "generate": generator_step time per token
+//   bench_profile.c    part "profile":  where a training step's time goes, per op
 //
 // Every measurement runs in its own forked child: it starts its own thread
 // pool, allocates only what that point needs, and its peak resident set size
@@ -19,6 +20,7 @@
 
 #include "config/config.h"
 #include "model/model.h"
+#include "train/optimizer.h"
 
 #define BENCH_MAX_KINDS 8
 #define BENCH_MAX_SEQ 16
@@ -28,6 +30,7 @@ typedef struct {
     const char *out;                       // output folder
     const char *kinds[BENCH_MAX_KINDS];    // attention kinds, validated
     int n_kinds;
+    int sizes;                             // train, profile: bit i = BENCH_SIZES[i]
     size_t seq[BENCH_MAX_SEQ];             // length part: sequence lengths
     int n_seq;
     int quick;                             // fewer and shorter repetitions
@@ -37,6 +40,7 @@ typedef struct {
     int max_reps;
     double max_point_s;                    // length: skip a point predicted to take longer
     double peak_1, peak_all;               // GFLOP/s measured by the peak part (0 = not yet)
+    double mem_gbs;                        // GB/s, 1-thread DRAM read, also by the peak part
 } BenchOpts;
 
 // ---- timing -----------------------------------------------------------------
@@ -62,7 +66,7 @@ BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx)
 
 // ---- child processes --------------------------------------------------------
 
-#define BENCH_CHILD_OUT 16
+#define BENCH_CHILD_OUT 256
 
 // What a measurement computes in the child: fills out[0 .. BENCH_CHILD_OUT)
 // and returns 0, or an error status after err_set.
@@ -79,6 +83,28 @@ typedef struct {
 int bench_in_child(BenchChildFn fn, void *ctx, BenchResult *r);
 
 // ---- the benchmark models ----------------------------------------------------
+
+// The two training sizes of parts "train" and "profile" (bench_train.c).
+typedef struct {
+    const char *name;
+    int layers, heads, d_model, block_size, batch_size;
+} BenchSize;
+#define BENCH_N_SIZES 2
+extern const BenchSize BENCH_SIZES[BENCH_N_SIZES];
+// "baby L4 H4 C128 T64 B12"
+void bench_size_label(char *buf, size_t cap, const BenchSize *s);
+
+// A model of one size and kind, its AdamW and its graph, fed a fixed batch of
+// random tokens (a step's cost does not depend on the token values).
+typedef struct {
+    Config c;
+    Model m;
+    AdamW opt;
+    Graph g;
+    long t;  // AdamW's 1-based step
+} BenchTrainer;
+void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind);
+void bench_trainer_free(BenchTrainer *x);
 
 // The defaults (config_defaults) with these model sizes and `kind`; task text
 // with no corpus (the benchmarks feed random tokens).
@@ -102,6 +128,7 @@ double bench_available_bytes(void);
 typedef struct {
     double dense;      // the matrix multiplies outside attention, incl. the tied head
     double attention;  // the attention kernels; NAN for a kind not modelled
+    double attention_fwd;  // the forward's part of `attention`
 } BenchFlops;
 
 // FLOPs per token of one forward + backward over a (B, T) batch of model m,
@@ -114,3 +141,4 @@ int bench_part_peak(BenchOpts *o);  // sets o->peak_1, o->peak_all
 int bench_part_train(const BenchOpts *o);
 int bench_part_length(const BenchOpts *o);
 int bench_part_generate(const BenchOpts *o);
+int bench_part_profile(const BenchOpts *o);

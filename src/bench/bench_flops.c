@@ -40,18 +40,21 @@
 
 #include "bench/bench.h"
 
-static double softmax_flops_per_seq(size_t T, size_t dh) {
+// Both return a whole forward + backward; *fwd gets the forward's share.
+static double softmax_flops_per_seq(size_t T, size_t dh, double *fwd) {
     const size_t tile = 64;  // softmax.c's TILE
     double pairs = 0;        // sum over visited tile pairs of nq * nk
     for (size_t i0 = 0; i0 < T; i0 += tile) {
         double nq = (double)(T - i0 < tile ? T - i0 : tile);
         for (size_t j0 = 0; j0 <= i0; j0 += tile) pairs += nq * (double)(T - j0 < tile ? T - j0 : tile);
     }
+    *fwd = 4.0 * pairs * (double)dh;
     return 14.0 * pairs * (double)dh;
 }
 
-static double chunk_flops_per_seq(size_t T, size_t dh, size_t chunk, int normalize) {
+static double chunk_flops_per_seq(size_t T, size_t dh, size_t chunk, int normalize, double *fwd_total) {
     double d = (double)dh, w = d + (normalize ? 1 : 0), total = 0;
+    *fwd_total = 0;
     size_t c = chunk < 1 ? 1 : chunk;
     if (c > T) c = T;  // linear.c clamps the chunk to T
     for (size_t t0 = 0; t0 < T; t0 += c) {
@@ -59,6 +62,7 @@ static double chunk_flops_per_seq(size_t T, size_t dh, size_t chunk, int normali
         double fwd = 2 * L * L * d + 2 * L * d * w + 2 * L * L * w + 2 * d * w * L;
         double bwd = 2 * L * L * (3 * d + 2 * w) + 8 * L * d * w;
         total += fwd + bwd;
+        *fwd_total += fwd;
     }
     return total;
 }
@@ -67,14 +71,15 @@ BenchFlops bench_flops_per_token(const Model *m, size_t T) {
     double C = (double)m->C, F = (double)m->F, L = (double)m->L, V = (double)m->V;
     double qkv_rows = 3 * C + (double)m->H * (double)m->kind->n_aux;
     double n_mm = L * (qkv_rows * C + C * C + 2 * F * C) + V * C;
-    BenchFlops f = {.dense = 6 * n_mm, .attention = NAN};
-    double per_seq_head;
+    BenchFlops f = {.dense = 6 * n_mm, .attention = NAN, .attention_fwd = NAN};
+    double per_seq_head, fwd;
     if (!strcmp(m->kind->name, "softmax"))
-        per_seq_head = softmax_flops_per_seq(T, m->dh);
+        per_seq_head = softmax_flops_per_seq(T, m->dh, &fwd);
     else if (!strcmp(m->kind->name, "linear") || !strcmp(m->kind->name, "linear_decay"))
-        per_seq_head = chunk_flops_per_seq(T, m->dh, (size_t)m->acfg.chunk, m->acfg.normalize);
+        per_seq_head = chunk_flops_per_seq(T, m->dh, (size_t)m->acfg.chunk, m->acfg.normalize, &fwd);
     else
         return f;  // a kind whose kernels this file has not been taught
     f.attention = L * (double)m->H * per_seq_head / (double)T;
+    f.attention_fwd = L * (double)m->H * fwd / (double)T;
     return f;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
+#include "bench/membw.h"
 #include "bench/peak.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
@@ -18,6 +19,16 @@ typedef struct {
     double seconds;
     int trials;
 } PeakJob;
+
+// 256 MiB: far past any last-level cache of this decade
+#define BW_BYTES ((size_t)256 << 20)
+
+static int bw_child(void *ctx, double *out) {
+    int trials = *(const int *)ctx;
+    out[0] = membw_read_gbs(BW_BYTES, trials);
+    if (out[0] <= 0) return err_set(ERR_RUNTIME, "memory bandwidth: cannot allocate 256 MiB");
+    return 0;
+}
 
 static int peak_child(void *ctx, double *out) {
     const PeakJob *j = ctx;
@@ -36,10 +47,13 @@ int bench_part_peak(BenchOpts *o) {
     PeakJob one = {.threads = 1, .seconds = o->quick ? 0.05 : 0.1, .trials = o->quick ? 3 : 15};
     PeakJob all = one;
     all.threads = o->threads;
-    BenchResult r1, ra;
+    int bw_trials = o->quick ? 2 : 8;
+    BenchResult r1, ra, rb;
     int rc = bench_in_child(peak_child, &one, &r1);
     if (!rc) rc = bench_in_child(peak_child, &all, &ra);
+    if (!rc) rc = bench_in_child(bw_child, &bw_trials, &rb);
     if (rc) return err_wrap(rc, "peak: ");
+    o->mem_gbs = rb.out[0];
     o->peak_1 = r1.out[0];
     o->peak_all = ra.out[0];
     int started = (int)ra.out[2];
@@ -50,7 +64,7 @@ int bench_part_peak(BenchOpts *o) {
            peak_isa(), one.trials, one.seconds);
     printf("  %-12s %18s %18s\n", "threads", "GFLOP/s (CPU time)", "GFLOP/s (wall)");
     printf("  %-12d %18.1f %18.1f\n", 1, r1.out[0], r1.out[1]);
-    printf("  %-12d %18.1f %18.1f%s\n\n", o->threads, ra.out[0], ra.out[1],
+    printf("  %-12d %18.1f %18.1f%s\n", o->threads, ra.out[0], ra.out[1],
            started < o->threads ? "  (the pool could not start every thread)" : "");
 
     char path[4200];
@@ -60,5 +74,12 @@ int bench_part_peak(BenchOpts *o) {
     fprintf(a.f, "isa,threads,gflops_cpu_time,gflops_wall\n");
     fprintf(a.f, "%s,1,%.2f,%.2f\n", peak_isa(), r1.out[0], r1.out[1]);
     fprintf(a.f, "%s,%d,%.2f,%.2f\n", peak_isa(), o->threads, ra.out[0], ra.out[1]);
+    if ((rc = atomic_commit(&a))) return rc;
+
+    printf("  memory read bandwidth, 1 thread (sum of a 256 MiB buffer, best of %d): %.1f GB/s\n\n", bw_trials,
+           o->mem_gbs);
+    snprintf(path, sizeof path, "%s/membw.csv", o->out);
+    if ((rc = atomic_open(&a, path))) return rc;
+    fprintf(a.f, "threads,bytes,read_gbs\n1,%zu,%.2f\n", BW_BYTES, o->mem_gbs);
     return atomic_commit(&a);
 }

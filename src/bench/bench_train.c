@@ -16,12 +16,7 @@
 #include "util/format_bytes.h"
 #include "util/pool.h"
 
-typedef struct {
-    const char *name;
-    int layers, heads, d_model, block_size, batch_size;
-} TrainSize;
-
-static const TrainSize SIZES[] = {
+const BenchSize BENCH_SIZES[BENCH_N_SIZES] = {
     {"baby", 4, 4, 128, 64, 12},     // configs/*.ini: nanoGPT's CPU Shakespeare settings
     {"large", 6, 6, 384, 256, 8},   // nanoGPT's Shakespeare GPU settings, smaller batch
 };
@@ -32,19 +27,33 @@ enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_DENSE, OUT_ATTN, OUT_PARAMS, 
 typedef struct {
     const BenchOpts *o;
     const char *kind;
-    const TrainSize *size;
+    const BenchSize *size;
 } TrainJob;
 
-typedef struct {
-    Config c;
-    Model m;
-    AdamW opt;
-    Graph g;
-    long t;  // AdamW's 1-based step
-} TrainCtx;
+void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind) {
+    memset(x, 0, sizeof *x);
+    bench_config(&x->c, kind, s->layers, s->heads, s->d_model, s->block_size, s->batch_size, POS_LEARNED);
+    size_t B = (size_t)s->batch_size, T = (size_t)s->block_size;
+    model_build(&x->m, &x->c, BENCH_VOCAB);
+    adamw_init(&x->opt, &x->m);
+    graph_build(&x->g, &x->m, B, T);
+    bench_random_tokens(x->g.tokens, B * T, BENCH_VOCAB, 1);
+    bench_random_tokens(x->g.targets, B * T, BENCH_VOCAB, 2);
+}
+
+void bench_trainer_free(BenchTrainer *x) {
+    graph_free(&x->g);
+    adamw_free(&x->opt);
+    model_free(&x->m);
+}
+
+void bench_size_label(char *buf, size_t cap, const BenchSize *s) {
+    snprintf(buf, cap, "%s L%d H%d C%d T%d B%d", s->name, s->layers, s->heads, s->d_model, s->block_size,
+             s->batch_size);
+}
 
 static void train_step(void *ctx) {
-    TrainCtx *x = ctx;
+    BenchTrainer *x = ctx;
     graph_forward_backward(&x->g, &x->m);
     double norm = grad_norm(&x->m);
     adamw_step(&x->opt, &x->m, x->c.lr, ++x->t, norm);
@@ -52,20 +61,11 @@ static void train_step(void *ctx) {
 
 static int train_child(void *ctx, double *out) {
     const TrainJob *j = ctx;
-    const TrainSize *s = j->size;
     pool_init(j->o->threads);
-    TrainCtx x;
-    memset(&x, 0, sizeof x);
-    bench_config(&x.c, j->kind, s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
-                 POS_LEARNED);
-    size_t B = (size_t)s->batch_size, T = (size_t)s->block_size;
-    model_build(&x.m, &x.c, BENCH_VOCAB);
-    adamw_init(&x.opt, &x.m);
-    graph_build(&x.g, &x.m, B, T);
-    bench_random_tokens(x.g.tokens, B * T, BENCH_VOCAB, 1);
-    bench_random_tokens(x.g.targets, B * T, BENCH_VOCAB, 2);
+    BenchTrainer x;
+    bench_trainer_init(&x, j->size, j->kind);
     BenchTime t = bench_time(j->o, NULL, train_step, &x);
-    BenchFlops f = bench_flops_per_token(&x.m, T);
+    BenchFlops f = bench_flops_per_token(&x.m, (size_t)j->size->block_size);
     out[OUT_MEDIAN] = t.median;
     out[OUT_MIN] = t.min;
     out[OUT_MAX] = t.max;
@@ -76,9 +76,7 @@ static int train_child(void *ctx, double *out) {
     out[OUT_ATTN] = f.attention;
     out[OUT_PARAMS] = (double)x.m.n_weights;
     out[OUT_ALLOC] = bench_model_graph_bytes(&x.m, &x.g) + 2.0 * 4.0 * (double)x.m.n_floats;  // + Adam m, v
-    graph_free(&x.g);
-    adamw_free(&x.opt);
-    model_free(&x.m);
+    bench_trainer_free(&x);
     pool_shutdown();
     return 0;
 }
@@ -104,11 +102,11 @@ int bench_part_train(const BenchOpts *o) {
            o->threads, o->peak_all);
     printf("  %-26s %-13s %9s %10s %8s %7s %10s %5s %5s %7s %10s\n", "config", "kind", "tokens/s", "MFLOP/tok",
            "GFLOP/s", "% peak", "step ms", "n", "cpu%", "% busy", "peak RSS");
-    for (size_t si = 0; si < sizeof SIZES / sizeof SIZES[0]; si++) {
-        const TrainSize *s = &SIZES[si];
+    for (size_t si = 0; si < BENCH_N_SIZES; si++) {
+        if (!(o->sizes & (1 << si))) continue;
+        const BenchSize *s = &BENCH_SIZES[si];
         char label[64];
-        snprintf(label, sizeof label, "%s L%d H%d C%d T%d B%d", s->name, s->layers, s->heads, s->d_model,
-                 s->block_size, s->batch_size);
+        bench_size_label(label, sizeof label, s);
         for (int k = 0; k < o->n_kinds; k++) {
             TrainJob j = {.o = o, .kind = o->kinds[k], .size = s};
             BenchResult r;

@@ -1,18 +1,22 @@
 // bench.c — `lmtrain bench` (SPEC §8): how fast, against what ceiling, and how
 // cost and memory grow with the sequence length.
 //
-//   lmtrain bench [--part peak,train,length,generate] [--kinds softmax,linear,linear_decay]
-//                 [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]
+//   lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]
+//                 [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]
 //                 [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]
 //
-// Parts (all of them by default, in this order; tools/bench.h lists the files):
+// Parts (all but "profile" by default, in this order; bench/bench.h lists the files):
 //   peak      FP32 FMA peak, 1 thread and all threads            -> peak.csv
+//             and the 1-thread memory read bandwidth             -> membw.csv
 //   train     training tokens/s, GFLOP/s, % of peak               -> throughput.csv
 //   length    forward + backward time/token and memory vs N       -> cost_vs_length.csv,
 //                                                                    cost_vs_length.svg,
 //                                                                    memory_vs_length.svg
 //   generate  generator_step time/token at positions 64 and 16384 -> generate.csv
-// "train" needs the peak for its % column, so it runs "peak" too.
+//   profile   a training step's time per op, fwd and bwd          -> profile.csv
+// "train" and "profile" need the peak for their % columns, so they run "peak" too.
+//
+// --sizes: the model sizes of parts "train" and "profile" (bench_train.c).
 //
 // Repetitions adapt to the cost of a point: one warm-up, then timed runs until
 // at least --min-reps runs (3) AND --min-seconds of timing (2 s); medians are
@@ -35,11 +39,11 @@
 #include "util/dirs.h"
 #include "util/err.h"
 
-enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8 };
+enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8, PART_PROFILE = 16 };
 
 static const char *USAGE_BENCH =
-    "usage: lmtrain bench [--part peak,train,length,generate] [--kinds softmax,linear,linear_decay]\n"
-    "                     [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]\n"
+    "usage: lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]\n"
+    "                     [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]\n"
     "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]";
 
 // Calls item(ctx, opt, s, len) for each element of a comma-separated list
@@ -61,13 +65,14 @@ static int each_item(const char *opt, const char *list, ItemFn item, void *ctx) 
 
 static int item_part(void *ctx, const char *opt, const char *s, size_t len) {
     static const struct { const char *name; int bit; } parts[] = {
-        {"peak", PART_PEAK}, {"train", PART_TRAIN}, {"length", PART_LENGTH}, {"generate", PART_GENERATE}};
+        {"peak", PART_PEAK},         {"train", PART_TRAIN},     {"length", PART_LENGTH},
+        {"generate", PART_GENERATE}, {"profile", PART_PROFILE}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (strlen(parts[i].name) == len && !strncmp(parts[i].name, s, len)) {
             *(int *)ctx |= parts[i].bit;
             return 0;
         }
-    return err_set(ERR_USAGE, "bench: %s: unknown part '%.*s' (peak, train, length, generate)", opt, (int)len, s);
+    return err_set(ERR_USAGE, "bench: %s: unknown part '%.*s' (peak, train, length, generate, profile)", opt, (int)len, s);
 }
 
 static int item_kind(void *ctx, const char *opt, const char *s, size_t len) {
@@ -86,6 +91,16 @@ static int item_kind(void *ctx, const char *opt, const char *s, size_t len) {
     for (int i = 0; attn_kinds[i]; i++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", attn_kinds[i]->name);
     return err_set(ERR_USAGE, "bench: %s: unknown attention kind '%.*s' (%s)", opt, (int)len, s, known);
+}
+
+static int item_size(void *ctx, const char *opt, const char *s, size_t len) {
+    BenchOpts *o = ctx;
+    for (int i = 0; i < BENCH_N_SIZES; i++)
+        if (strlen(BENCH_SIZES[i].name) == len && !strncmp(BENCH_SIZES[i].name, s, len)) {
+            o->sizes |= 1 << i;
+            return 0;
+        }
+    return err_set(ERR_USAGE, "bench: %s: unknown model size '%.*s' (baby, large)", opt, (int)len, s);
 }
 
 static int item_seq(void *ctx, const char *opt, const char *s, size_t len) {
@@ -112,7 +127,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     memset(o, 0, sizeof *o);
     o->out = "runs/bench";
     *parts = 0;
-    const char *kinds = NULL, *seq = NULL, *v;
+    const char *kinds = NULL, *seq = NULL, *sizes = NULL, *v;
     size_t threads = 0, min_reps = 0;
     double min_s = -1, max_point = -1;
     int rc;
@@ -123,6 +138,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
                 return rc;
         } else if (!strcmp(a, "--kinds")) {
             if ((rc = opt_value("bench", argc, argv, &i, &kinds))) return rc;
+        } else if (!strcmp(a, "--sizes")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &sizes))) return rc;
         } else if (!strcmp(a, "--seq")) {
             if ((rc = opt_value("bench", argc, argv, &i, &seq))) return rc;
         } else if (!strcmp(a, "--out")) {
@@ -152,8 +169,9 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
         }
     }
     if (!*parts) *parts = PART_PEAK | PART_TRAIN | PART_LENGTH | PART_GENERATE;
-    if (*parts & PART_TRAIN) *parts |= PART_PEAK;  // % of peak needs the peak
+    if (*parts & (PART_TRAIN | PART_PROFILE)) *parts |= PART_PEAK;  // % of peak needs the peak
     if ((rc = each_item("--kinds", kinds ? kinds : "softmax,linear,linear_decay", item_kind, o))) return rc;
+    if ((rc = each_item("--sizes", sizes ? sizes : "baby,large", item_size, o))) return rc;
     if ((rc = each_item("--seq", seq ? seq : "256,1024,4096,16384", item_seq, o))) return rc;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = threads ? (int)threads : cores > 0 ? (int)cores : 1;
@@ -178,12 +196,14 @@ int cmd_bench(int argc, char **argv) {
     if (!rc && (parts & PART_TRAIN)) rc = bench_part_train(&o);
     if (!rc && (parts & PART_LENGTH)) rc = bench_part_length(&o);
     if (!rc && (parts & PART_GENERATE)) rc = bench_part_generate(&o);
+    if (!rc && (parts & PART_PROFILE)) rc = bench_part_profile(&o);
     if (rc) return err_wrap(rc, "bench: ");
     char files[256] = "";
-    if (parts & PART_PEAK) strcat(files, " peak.csv");
+    if (parts & PART_PEAK) strcat(files, " peak.csv membw.csv");
     if (parts & PART_TRAIN) strcat(files, " throughput.csv");
     if (parts & PART_LENGTH) strcat(files, " cost_vs_length.csv cost_vs_length.svg memory_vs_length.svg");
     if (parts & PART_GENERATE) strcat(files, " generate.csv");
+    if (parts & PART_PROFILE) strcat(files, " profile.csv");
     printf("bench done in %.0f s; written to %s/:%s\n", bench_now() - t0, o.out, files);
     return 0;
 }

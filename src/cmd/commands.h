@@ -11,6 +11,7 @@ int cmd_inspect(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_gradcheck(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
 
 // The whole-split evaluation of `lmtrain eval --run DIR`, for commands that
 // run it on a run they trained (ablate): prints the figures, writes DIR/eval/.

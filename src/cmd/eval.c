@@ -10,6 +10,15 @@
 //
 // Writes DIR/eval/loss_by_position.csv and DIR/eval/loss_by_position.svg, and
 // DIR/eval/summary.txt (the figure the ablation report reads).
+//
+// --length N scores windows of N tokens instead of block_size: the split cut
+// into consecutive windows of N, each read from a fresh state. Past block_size
+// only for runs with pos = none (a learned position embedding has no row for
+// position block_size or later; refused, with the reason). The loss by
+// position then runs to N - 1: whether the model still predicts as well, or
+// better, at positions it never trained at is the extrapolation question.
+// Files: DIR/eval/loss_by_position_N.csv and .svg (no summary.txt: the
+// report's figure is the one at block_size).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +27,7 @@
 #include "experiment/eval_summary.h"
 #include "model/model.h"
 #include "cmd/commands.h"
+#include "cmd/opt.h"
 #include "cmd/run_load.h"
 #include "format/svg.h"
 #include "train/evaluate.h"
@@ -59,9 +69,10 @@ static void eval_split(Graph *g, const Dataset *d, PosLoss *p) {
     }
 }
 
-static int write_outputs(const LoadedRun *r, const PosLoss *p, const char *dir) {
+// name: the files' stem, "loss_by_position" or "loss_by_position_N"
+static int write_outputs(const LoadedRun *r, const PosLoss *p, const char *dir, const char *name) {
     char path[4300];
-    snprintf(path, sizeof path, "%s/loss_by_position.csv", dir);
+    snprintf(path, sizeof path, "%s/%s.csv", dir, name);
     AtomicFile a;
     int rc = atomic_open(&a, path);
     if (rc) return rc;
@@ -76,10 +87,14 @@ static int write_outputs(const LoadedRun *r, const PosLoss *p, const char *dir) 
             fprintf(a.f, "%zu,,,0\n", t);
     }
     if ((rc = atomic_commit(&a))) goto out;
-    snprintf(path, sizeof path, "%s/loss_by_position.svg", dir);
+    snprintf(path, sizeof path, "%s/%s.svg", dir, name);
     char title[300];
-    snprintf(title, sizeof title, "%s (%s): validation loss by position in the window", r->cfg.name,
-             r->cfg.kind);
+    if (p->T == r->model.Tmax)
+        snprintf(title, sizeof title, "%s (%s): validation loss by position in the window", r->cfg.name,
+                 r->cfg.kind);
+    else
+        snprintf(title, sizeof title, "%s (%s): loss by position in windows of %zu (trained on %zu)",
+                 r->cfg.name, r->cfg.kind, p->T, r->model.Tmax);
     SvgChart chart = {title, "position in the context window (tokens seen - 1)", "loss (nats/token)", 0, 0};
     SvgSeries s = {r->cfg.kind, x, y, p->T, 0, 0};
     rc = svg_line_chart(path, &chart, &s, 1);
@@ -89,16 +104,19 @@ out:
     return rc;
 }
 
-static int run_eval(const LoadedRun *r, Model *m) {
+// T: the window length scored (block_size unless --length)
+static int run_eval(const LoadedRun *r, Model *m, size_t T) {
     const Dataset *d = r->data;
-    PosLoss p = {.T = m->Tmax};
+    PosLoss p = {.T = T};
     p.windows = dataset_eval_windows(d, SPLIT_VAL, p.T);
     if (p.windows == 0)
         return err_set(ERR_RUNTIME, "eval: the validation split of %s holds no full window of %zu tokens",
                        r->dir, p.T);
     p.sum = xcalloc(p.T, sizeof(double));
     p.count = xcalloc(p.T, sizeof(size_t));
-    size_t B = (size_t)r->cfg.batch_size;
+    // as many tokens per forward as a training batch, so a long window costs no more memory per token
+    size_t B = (size_t)r->cfg.batch_size * m->Tmax / T;
+    if (B < 1) B = 1;
     if (B > p.windows) B = p.windows;
     Graph g;
     graph_build(&g, m, B, p.T);
@@ -125,35 +143,67 @@ static int run_eval(const LoadedRun *r, Model *m) {
     printf("%-15s %.4f\n", recall ? "bits/token" : "bits/char", loss / LN2);
     if (recall) printf("val acc         %.4f\n", n ? (double)p.correct / (double)n : NAN);
 
-    char dir[4200];
+    char dir[4200], name[64];
     snprintf(dir, sizeof dir, "%s/eval", r->dir);
+    if (T == m->Tmax) snprintf(name, sizeof name, "loss_by_position");
+    else snprintf(name, sizeof name, "loss_by_position_%zu", T);
     int rc = make_dirs(dir);
-    if (!rc) rc = write_outputs(r, &p, dir);
-    EvalSummary es = {.loss = loss, .tokens = n, .window = p.T, .step = r->st.step, .batch_hash = r->st.batch_hash};
-    if (!rc) rc = eval_summary_write(r->dir, &es);
-    if (!rc) printf("loss by position: %s/loss_by_position.csv and .svg\n", dir);
+    if (!rc) rc = write_outputs(r, &p, dir, name);
+    if (!rc) printf("loss by position: %s/%s.csv and .svg\n", dir, name);
+    EvalSummary es = {.loss = loss, .tokens = n, .window = T, .step = r->st.step, .batch_hash = r->st.batch_hash};
+    if (!rc && T == m->Tmax) rc = eval_summary_write(r->dir, &es);
     free(p.sum);
     free(p.count);
     return rc;
 }
 
-int cmd_eval(int argc, char **argv) {
-    const char *run = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--run") && i + 1 < argc) run = argv[++i];
-        else if (!strcmp(argv[i], "--run")) return err_set(ERR_USAGE, "eval: --run needs a value");
-        else return err_set(ERR_USAGE, "eval: unknown option '%s'\nusage: lmtrain eval --run DIR", argv[i]);
-    }
-    if (!run) return err_set(ERR_USAGE, "eval: missing --run DIR (a run folder with checkpoint.bin)");
-    return eval_run_folder(run);
+static const char *const EVAL_USAGE = "usage: lmtrain eval --run DIR [--length N]";
+
+// --length past block_size needs a model without learned positions; recall
+// sequences have one length. Checked before anything is written.
+static int check_length(const LoadedRun *r, size_t T) {
+    if (r->cfg.task == TASK_RECALL && T != r->model.Tmax)
+        return err_set(ERR_USAGE, "eval: --length %zu: a recall run's validation sequences are %zu tokens long, "
+                                  "by construction; --length applies to text runs", T, r->model.Tmax);
+    if (T > r->model.Tmax && r->model.wpe)
+        return err_set(ERR_USAGE, "eval: --length %zu is longer than block_size %zu, but %s learned a position "
+                                  "embedding for positions 0..%zu only and has none for later positions; "
+                                  "train with [model] pos = none (e.g. configs/nopos_*.ini) to score longer "
+                                  "windows", T, r->model.Tmax, r->dir, r->model.Tmax - 1);
+    return 0;
 }
 
-int eval_run_folder(const char *run_dir) {
+// length 0: block_size
+static int eval_folder(const char *run_dir, size_t length) {
     LoadedRun r;
     int rc = run_load(&r, run_dir);
     if (rc) return rc;
-    pool_init(r.cfg.threads);
-    rc = run_eval(&r, &r.model);
+    size_t T = length ? length : r.model.Tmax;
+    if (!(rc = check_length(&r, T))) {
+        pool_init(r.cfg.threads);
+        rc = run_eval(&r, &r.model, T);
+    }
     run_unload(&r);
     return rc;
 }
+
+int cmd_eval(int argc, char **argv) {
+    const char *run = NULL, *v;
+    size_t length = 0;
+    int rc;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--run")) {
+            if ((rc = opt_value("eval", argc, argv, &i, &run))) return rc;
+        } else if (!strcmp(argv[i], "--length")) {
+            if ((rc = opt_value("eval", argc, argv, &i, &v)) ||
+                (rc = opt_size("eval", "--length", v, 1, (size_t)1 << 24, &length)))
+                return rc;
+        } else {
+            return err_set(ERR_USAGE, "eval: unknown option '%s'\n%s", argv[i], EVAL_USAGE);
+        }
+    }
+    if (!run) return err_set(ERR_USAGE, "eval: missing --run DIR (a run folder with checkpoint.bin)");
+    return eval_folder(run, length);
+}
+
+int eval_run_folder(const char *run_dir) { return eval_folder(run_dir, 0); }

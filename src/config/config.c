@@ -113,6 +113,7 @@ static const Field FIELDS[] = {
     ENUM("attention", "feature_map", feature_map, FMAP_NAMES, 1),
     DBL("attention", "eps", eps, 0, 1, INFINITY, 0, 1),
     BOOL("attention", "normalize", normalize, 1),
+    BOOL("attention", "allow_identity_normalize", allow_identity_normalize, 1),
     {.section = "attention", .key = "decay_init", .type = F_DECAY, .off = OFF(decay_init),
      .dlo = 0, .dhi = 1, .lo_open = 1, .hi_open = 1, .model = 1},
     BOOL("attention", "decay_learnable", decay_learnable, 1),
@@ -160,6 +161,7 @@ void config_defaults(Config *c) {
     c->feature_map = FMAP_ELU1;
     c->eps = 1e-6;
     c->normalize = 1;
+    c->allow_identity_normalize = 0;
     c->decay_init[0] = 0.99;
     c->n_decay_init = 1;
     c->decay_learnable = 1;
@@ -787,6 +789,19 @@ int config_validate(const Config *c, const char *origin) {
         return err_set(ERR_USAGE,
                        "%s: [attention] key_norm = l2 normalises the keys, but normalize = false turns "
                        "key normalisation off; set normalize = true",
+                       o);
+    // φ must be positive where a sum of φ values is a denominator: with identity
+    // φ, φ(q)ᵀz (or Σφ(k)) is a sum of signed terms that crosses zero, and the
+    // read-out and its gradient blow up there (docs/math.md measures it). L2 key
+    // normalisation divides by ‖φ(k)‖ >= 0 instead, which identity cannot flip.
+    if (kind->phi_normalizer && c->feature_map == FMAP_IDENTITY && c->normalize &&
+        !(kind->uses_key_norm && c->key_norm == KEYNORM_L2) && !c->allow_identity_normalize)
+        return err_set(ERR_USAGE,
+                       "%s: [attention] feature_map = identity with normalize = true: the read-out divides "
+                       "by a sum of φ values (φ(q)ᵀz), which identity φ lets cross zero, so outputs and "
+                       "gradients blow up (docs/math.md). Use feature_map = elu1 or relu, or normalize = "
+                       "false; to train it anyway and watch it fail, set [attention] "
+                       "allow_identity_normalize = true",
                        o);
     if (c->decay == DECAY_DATA && !kind->data_decay)
         return err_set(ERR_USAGE,

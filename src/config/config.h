@@ -48,6 +48,7 @@ typedef struct {
     FeatureMap feature_map;  // elu1
     double eps;           // 1e-6 (> 0)
     int normalize;        // true
+    int allow_identity_normalize;  // false: identity φ with normalize = true is refused
     double decay_init[CFG_MAX_HEADS];  // 0.99; one value or one per head, each in (0, 1)
     int n_decay_init;     // 1 if one value given (applies to all heads), else == heads
     int decay_learnable;  // true; kept equal to decay != fixed (the older spelling of it)

@@ -235,6 +235,11 @@ static void put_tick_label(FILE *out, const Axis *a, const Tick *t) {
 // ---------------------------------------------------------------------------
 // the chart
 
+// the stroke-dasharray attribute for SvgSeries.dashed: 0 solid, 1 dashed, 2 dotted
+static const char *dash_attr(int dashed) {
+    return dashed == 1 ? " stroke-dasharray=\"7 4\"" : dashed == 2 ? " stroke-dasharray=\"2 3\"" : "";
+}
+
 static const char *series_color(const SvgSeries *s, size_t i) {
     size_t k = s->color > 0 ? (size_t)(s->color - 1) : i;
     return PALETTE[k % PALETTE_N];
@@ -374,7 +379,7 @@ void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, c
         if (pts == 0) continue;
         if (pts > 1) {
             fprintf(out, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.8\" stroke-linejoin=\"round\"%s d=\"", col,
-                    si->dashed ? " stroke-dasharray=\"7 4\"" : "");
+                    dash_attr(si->dashed));
             size_t k = 0;
             for (size_t j = 0; j < si->n; j++) {
                 if (!usable(si->x[j], c->logx) || !usable(si->y[j], c->logy)) continue;
@@ -408,7 +413,7 @@ void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, c
         for (size_t i = 0; i < rows; i++) {
             double y = ly + 15 + (double)i * LEGEND_ROW;
             fprintf(out, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2.2\"%s/>", lx,
-                    y, lx + 24, y, series_color(&s[i], i), s[i].dashed ? " stroke-dasharray=\"7 4\"" : "");
+                    y, lx + 24, y, series_color(&s[i], i), dash_attr(s[i].dashed));
             fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">", lx + 30, y + 4);
             if (s[i].label) put_text(out, s[i].label, LEGEND_CHARS);
             else fprintf(out, "series %zu", i + 1);

@@ -17,7 +17,7 @@ typedef struct {
     const char *label;    // legend text; NULL gives "series N"
     const double *x, *y;  // (n,) each
     size_t n;
-    int dashed;           // dashed line (e.g. val) instead of solid (train)
+    int dashed;           // 0 solid (e.g. train), 1 dashed (e.g. val), 2 dotted
     int color;            // 0: palette colour by series index; k >= 1: palette colour k
                           // (so a run's train and val curves can share a colour)
 } SvgSeries;

@@ -20,6 +20,7 @@
 #include "train/metrics.h"
 #include "train/optimizer.h"
 #include "train/progress.h"
+#include "train/step.h"
 #include "train/summary.h"
 #include "util/atomic_file.h"
 #include "util/dirs.h"
@@ -195,11 +196,10 @@ static int loop(Run *r, Progress *pr) {
         double t0 = now_s();
         dataset_batch(r->data, SPLIT_TRAIN, &r->rng, B, T, r->graph.tokens, r->graph.targets);
         r->st.batch_hash = batch_hash_update(r->st.batch_hash, r->graph.tokens, r->graph.targets, B * T);
-        double loss = graph_forward_backward(&r->graph, m);
-        double norm = grad_norm(m);
-        if (!isfinite(loss) || !isfinite(norm)) return report_nonfinite(&r->graph, m, step + 1, loss, norm);
-        double lr = lr_at(c, step);
-        adamw_step(&r->opt, m, lr, step + 1, norm);
+        StepStats ss;
+        if (!train_step(&r->graph, m, &r->opt, step, &ss))
+            return report_nonfinite(&r->graph, m, step + 1, ss.loss, ss.grad_norm);
+        double loss = ss.loss, norm = ss.grad_norm, lr = ss.lr;
         r->st.step++;
         r->st.tokens += B * T;
         r->st.loss_sum += loss;

@@ -53,9 +53,17 @@ static void check(const char *kind, size_t B, size_t T, int chunk, int normalize
     graph_build(&g, &m, B, T);
     bench_random_tokens(g.tokens, B * T, 11, 3);
     bench_random_tokens(g.targets, B * T, 11, 4);
+    BenchFlops f = bench_flops_per_token(&m, T);
+    // the forward alone: a third of the dense multiplies, and attention's forward share
+    g_flops = 0;
+    graph_forward(&g);
+    double want_fwd = (f.dense / 3 + f.attention_fwd) * (double)(B * T);
+    CHECK(f.attention_fwd > 0 && f.attention_fwd < f.attention);
+    CHECK_NEAR(g_flops, want_fwd, 1e-9 * want_fwd);
+    if (fabs(g_flops - want_fwd) > 1e-9 * want_fwd)
+        fprintf(stderr, "  %s forward: counted %.0f, formula %.0f\n", kind, g_flops, want_fwd);
     g_flops = 0;
     double loss = graph_forward_backward(&g, &m);
-    BenchFlops f = bench_flops_per_token(&m, T);
     double want = (f.dense + f.attention) * (double)(B * T);
     CHECK(isfinite(loss));
     CHECK(f.attention > 0);

@@ -801,6 +801,33 @@ static void test_key_norm_and_decay(void) {
     expect_invalid(&c, "decay = learned contradicts decay_learnable = false", NULL);
 }
 
+// identity φ with normalize = true is refused with the reason wherever the
+// kind divides by a sum of φ values, and allowed by the override the message names
+static void test_identity_normalize(void) {
+    Config c;
+    const char *kinds[] = {"linear", "linear_decay", "delta"};
+    for (int i = 0; i < 3; i++) {
+        valid_config(&c);
+        snprintf(c.kind, sizeof c.kind, "%s", kinds[i]);
+        CHECK(config_set(&c, "attention.feature_map=identity") == 0);
+        expect_invalid(&c, "feature_map = identity with normalize = true", "allow_identity_normalize = true");
+        CHECK(config_set(&c, "attention.allow_identity_normalize=true") == 0);
+        CHECK(config_validate(&c, "x") == 0);
+        CHECK(config_set(&c, "attention.allow_identity_normalize=false") == 0);
+        CHECK(config_set(&c, "attention.normalize=false") == 0);
+        CHECK(config_validate(&c, "x") == 0);
+    }
+    // relu and elu1 are >= 0; softmax has no φ; delta's L2 keys divide by a norm
+    valid_config(&c);
+    CHECK(config_set(&c, "attention.kind=linear") == 0 && config_set(&c, "attention.feature_map=relu") == 0);
+    CHECK(config_validate(&c, "x") == 0);
+    valid_config(&c);
+    CHECK(config_set(&c, "attention.kind=softmax") == 0 && config_set(&c, "attention.feature_map=identity") == 0);
+    CHECK(config_validate(&c, "x") == 0);
+    CHECK(config_set(&c, "attention.kind=delta") == 0 && config_set(&c, "attention.key_norm=l2") == 0);
+    CHECK(config_validate(&c, "x") == 0);
+}
+
 static void test_round_trip(void) {
     Config a;
     config_defaults(&a);
@@ -1000,6 +1027,7 @@ int main(void) {
     TEST(test_validate_recall);
     TEST(test_validate_absurd_sizes);
     TEST(test_key_norm_and_decay);
+    TEST(test_identity_normalize);
     TEST(test_round_trip);
     TEST(test_write_error);
     TEST(test_diff);
