@@ -148,11 +148,10 @@ int args_parse(const ArgSpec *s, int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || !a[1]) {  // "-" alone is a value, as in many tools
-            if (!s->positional)
+            if (!s->positional || s->positional->n == s->positional->cap)
                 return err_set(ERR_USAGE, "%s: unexpected argument '%s' (see lmtrain %s --help)", s->cmd, a,
                                s->cmd);
-            int rc = list_add(s->cmd, "arguments", s->positional, a);
-            if (rc) return rc;
+            s->positional->items[s->positional->n++] = a;
             continue;
         }
         const ArgOpt *o = find(s, a);

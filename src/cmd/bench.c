@@ -4,6 +4,7 @@
 //   lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]
 //                 [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]
 //                 [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]
+//                 [--set section.key=value]...
 //
 // Parts (all but "profile" by default, in this order; bench/bench.h lists the files):
 //   peak      FP32 FMA peak, 1 thread and all threads            -> peak.csv
@@ -126,6 +127,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
                *sizes = "baby,large";
     size_t threads = 0, min_reps = 0, chunk = 0;
     double min_s = -1, max_point = -1;
+    const char *sets[64];
+    ArgList set_list = {sets, 64, 0};
     const ArgOpt opts[] = {
         {"--part", ARG_STRING, &part, "LIST", .help = "parts to run, comma-separated: peak, train, length, generate, profile",
          .shown_default = "peak,train,length,generate; train and profile add peak"},
@@ -133,6 +136,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
         {"--sizes", ARG_STRING, &sizes, "LIST", .help = "model sizes of the train and profile parts, comma-separated"},
         {"--seq", ARG_STRING, &seq, "LIST", .help = "sequence lengths of the length part, comma-separated"},
         {"--out", ARG_STRING, &o->out, "DIR", .help = "the results folder"},
+        {"--set", ARG_REPEAT, &set_list, "section.key=value",
+         .help = "a config key for every model (e.g. model.heads=1, attention.key_norm=l2)"},
         {"--quick", ARG_FLAG, &o->quick, NULL, .help = "1 timed run and 0.1 s per point, for smoke tests"},
         {"--threads", ARG_SIZE, &threads, "N", .help = "threads", .lo = 1, .hi = 256, .shown_default = "all cores"},
         {"--min-reps", ARG_SIZE, &min_reps, "N", .help = "timed runs per point at least", .lo = 1, .hi = 1000,
@@ -152,6 +157,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     if (rc) return rc;
     if (part && (rc = each_item("--part", part, item_part, parts))) return rc;
     if (chunk) bench_set_chunk((int)chunk);
+    for (int i = 0; i < set_list.n; i++)
+        if ((rc = bench_add_set(sets[i]))) return rc;
     if (!*parts) *parts = PART_PEAK | PART_TRAIN | PART_LENGTH | PART_GENERATE;
     if (*parts & (PART_TRAIN | PART_PROFILE)) *parts |= PART_PEAK;  // % of peak needs the peak
     if ((rc = each_item("--kinds", kinds, item_kind, o))) return rc;

@@ -6,6 +6,7 @@
 
 int cmd_train(int argc, char **argv);
 int cmd_ablate(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
@@ -23,3 +24,7 @@ typedef struct {
 // Every subcommand, in the order `lmtrain --help` lists them; ends with {NULL}.
 extern const Command commands[];
 const Command *command_find(const char *name);  // NULL if unknown
+
+// The whole-split evaluation of `lmtrain eval --run DIR`, for commands that
+// run it on a run they trained (ablate): prints the figures, writes DIR/eval/.
+int eval_run_folder(const char *run_dir);
