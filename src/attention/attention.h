@@ -74,6 +74,16 @@ typedef struct AttnKind {
     // Inference memory of one layer for a sequence of `len` tokens, in bytes:
     // the KV cache for softmax, the fixed state for fast-weight kinds.
     size_t (*memory_bytes)(const AttnConfig *c, size_t len);
+
+    // ---- teaching (inspect): the attention matrix a kind implies ----
+    // For one head over T positions: W (T, T) with W[i, j] the weight value v_j
+    // has in output y_i (zero for j > i), and y0 (T, dh) the part of y that
+    // comes from the initial state (zero unless state_identity), so that
+    // y_i = Σ_j W[i, j] v_j + y0_i exactly, in double precision. q, k (T, dh)
+    // raw projections, aux (T, n_aux), lam this head's λ (1 without decay).
+    // NULL for a kind without such a form.
+    void (*value_weights)(const AttnConfig *c, size_t T, const float *q, const float *k,
+                          const float *aux, double lam, double *W, double *y0);
 } AttnKind;
 
 // NULL-terminated list of every kind, in registry.c.

@@ -38,6 +38,7 @@
 #include "attention/attention.h"
 #include "attention/delta_chunk.h"
 #include "attention/fastweight_work.h"
+#include "attention/value_weights.h"
 #include "util/pool.h"
 
 // sigmoid(x) without overflow for any x
@@ -206,4 +207,5 @@ const AttnKind attn_delta = {
     .state_reset = delta_state_reset,
     .step = delta_step,
     .memory_bytes = delta_memory_bytes,
+    .value_weights = delta_value_weights,
 };

@@ -14,6 +14,7 @@
 #include "attention/fastweight_chunk.h"
 #include "attention/fastweight_work.h"
 #include "attention/feature_map.h"
+#include "attention/value_weights.h"
 #include "util/pool.h"
 
 // ---- λ from θ, stably ----
@@ -225,6 +226,7 @@ const AttnKind attn_linear = {
     .state_reset = linear_state_reset,
     .step = lin_step,
     .memory_bytes = linear_memory_bytes,
+    .value_weights = linear_value_weights,
 };
 
 const AttnKind attn_linear_decay = {
@@ -240,4 +242,5 @@ const AttnKind attn_linear_decay = {
     .state_reset = linear_state_reset,
     .step = dec_step,
     .memory_bytes = linear_memory_bytes,
+    .value_weights = linear_value_weights,
 };

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "attention.h"
+#include "attention/value_weights.h"
 #include "kernels/gemm.h"
 #include "kernels/vexp.h"
 #include "util/pool.h"
@@ -345,4 +346,5 @@ const AttnKind attn_softmax = {
     .state_reset = sm_state_reset,
     .step = sm_step,
     .memory_bytes = sm_memory_bytes,
+    .value_weights = softmax_value_weights,
 };
