@@ -35,6 +35,8 @@ typedef struct AttnKind {
     int n_aux;            // extra per-head per-token inputs (0 for all but delta)
     int uses_key_norm;    // 1: reads AttnConfig.key_norm ([attention] key_norm)
     int data_decay;       // 1: supports [attention] decay = data (λ per token)
+    const char *training_form;    // how forward computes it, in words (inspect prints it)
+    const char *generation_form;  // how step keeps what it has read
     int phi_normalizer;   // 1: normalize = true divides by a sum of φ values (φ(q)ᵀz, or Σφ(k)
                           // with key_norm = sum), which only a φ >= 0 keeps away from zero
 
@@ -82,6 +84,7 @@ typedef struct AttnKind {
     // y_i = Σ_j W[i, j] v_j + y0_i exactly, in double precision. q, k (T, dh)
     // raw projections, aux (T, n_aux), lam this head's λ (1 without decay).
     // NULL for a kind without such a form.
+    const char *weights_formula;  // what W is, in words and symbols (for inspect)
     void (*value_weights)(const AttnConfig *c, size_t T, const float *q, const float *k,
                           const float *aux, double lam, double *W, double *y0);
 } AttnKind;

@@ -195,6 +195,8 @@ static size_t delta_memory_bytes(const AttnConfig *c, size_t len) {
 
 const AttnKind attn_delta = {
     .name = "delta",
+    .training_form = "exact token recurrence, chunk by chunk",
+    .generation_form = "recurrent state",
     .uses_decay = 1,
     .n_aux = 1,
     .uses_key_norm = 1,
@@ -208,4 +210,5 @@ const AttnKind attn_delta = {
     .step = delta_step,
     .memory_bytes = delta_memory_bytes,
     .value_weights = delta_value_weights,
+    .weights_formula = "through the corrections u_j = β_j(v_j − λS_{j−1}ᵀk̂_j) it writes, W = A·M with A[i, j] = λ^(i−j) q̂_i·k̂_j and u = M v; a weight can be negative (a later write takes back what an earlier one stored)",
 };

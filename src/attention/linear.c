@@ -215,6 +215,8 @@ static void dec_step(const AttnConfig *c, float *state, size_t window, size_t po
 
 const AttnKind attn_linear = {
     .name = "linear",
+    .training_form = "chunkwise-parallel",
+    .generation_form = "recurrent state",
     .uses_decay = 0,
     .n_aux = 0,
     .phi_normalizer = 1,
@@ -227,10 +229,13 @@ const AttnKind attn_linear = {
     .step = lin_step,
     .memory_bytes = linear_memory_bytes,
     .value_weights = linear_value_weights,
+    .weights_formula = "W[i, j] = λ^(i−j) φ(q_i)·φ(k_j) / (φ(q_i)ᵀz_i + eps) (λ = 1 without decay)",
 };
 
 const AttnKind attn_linear_decay = {
     .name = "linear_decay",
+    .training_form = "chunkwise-parallel",
+    .generation_form = "recurrent state",
     .uses_decay = 1,
     .n_aux = 0,
     .phi_normalizer = 1,
@@ -243,4 +248,5 @@ const AttnKind attn_linear_decay = {
     .step = dec_step,
     .memory_bytes = linear_memory_bytes,
     .value_weights = linear_value_weights,
+    .weights_formula = "W[i, j] = λ^(i−j) φ(q_i)·φ(k_j) / (φ(q_i)ᵀz_i + eps) (λ = 1 without decay)",
 };
