@@ -15,7 +15,9 @@
 static const char *USAGE =
     "usage:\n"
     "  lmtrain --config FILE [--set section.key=value]... [--out DIR] [--resume]   train one run\n"
-    "  lmtrain ablate FILE FILE FILE... [--set ...] [--out DIR] [--sweep k=a,b,...] train each, write a comparison\n"
+    "  lmtrain ablate FILE FILE... [--seeds N] [--set ...] [--out DIR] [--sweep k=a,b,...]\n"
+    "                [--resume] [--plan [--jobs J]]                               train each with N seeds, compare\n"
+    "  lmtrain report DIR                                                         an ablation's report from its finished runs\n"
     "  lmtrain sample --run DIR [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K] [--seed S]\n"
     "  lmtrain eval --run DIR [--length N]                                        full-split val loss, bits/char\n"
     "  lmtrain inspect --run DIR [--stretch N] [--drift-tokens N] [--fp16-tokens N] [--layer L] [--head H]\n"
@@ -65,8 +67,9 @@ typedef struct {
 } Command;
 
 static const Command COMMANDS[] = {
-    {"ablate", cmd_ablate},   {"sample", cmd_sample},   {"eval", cmd_eval},     {"inspect", cmd_inspect},
-    {"bench", cmd_bench},     {"gradcheck", cmd_gradcheck}, {"export", cmd_export},     {"lab", cmd_lab},
+    {"ablate", cmd_ablate},   {"report", cmd_report},       {"sample", cmd_sample}, {"eval", cmd_eval},
+    {"inspect", cmd_inspect}, {"gradcheck", cmd_gradcheck}, {"export", cmd_export}, {"lab", cmd_lab},
+    {"bench", cmd_bench},
 };
 
 int main(int argc, char **argv) {

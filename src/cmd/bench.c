@@ -4,6 +4,7 @@
 //   lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]
 //                 [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]
 //                 [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]
+//                 [--set section.key=value]...
 //
 // Parts (all but "profile" by default, in this order; bench/bench.h lists the files):
 //   peak      FP32 FMA peak, 1 thread and all threads            -> peak.csv
@@ -44,7 +45,8 @@ enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8, PART_P
 static const char *USAGE_BENCH =
     "usage: lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]\n"
     "                     [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]\n"
-    "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]";
+    "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]\n"
+    "                     [--set section.key=value]... (every model; e.g. model.heads=1, attention.key_norm=l2)";
 
 // Calls item(ctx, opt, s, len) for each element of a comma-separated list
 // (the list is not modified); an empty element is an error.
@@ -149,6 +151,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
             if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_size("bench", a, v, 1, 65536, &chunk)))
                 return rc;
             bench_set_chunk((int)chunk);
+        } else if (!strcmp(a, "--set")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = bench_add_set(v))) return rc;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(a, "--threads")) {

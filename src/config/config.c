@@ -56,9 +56,9 @@ typedef struct {
     // and [attention], plus run.seed (init and data order) and train.batch_size
     // (which examples each step draws). Not model keys, so a --resume may change
     // them: run.name, run.out_dir, run.threads (results are thread-count
-    // independent), and the rest of [train] — steps, lr, min_lr, warmup,
-    // weight_decay, beta1, beta2, grad_clip, eval_every, eval_batches,
-    // log_every, checkpoint_every.
+    // independent), run.seeds (read by `ablate` only), and the rest of
+    // [train] — steps, lr, min_lr, warmup, weight_decay, beta1, beta2,
+    // grad_clip, eval_every, eval_batches, log_every, checkpoint_every.
     int model;
 } Field;
 
@@ -93,6 +93,7 @@ static const Field FIELDS[] = {
     STR("run", "out_dir", out_dir, S_NONEMPTY, 0),
     {.section = "run", .key = "seed", .type = F_U64, .off = OFF(seed), .model = 1},
     INT("run", "threads", threads, 0, 1024, 0),
+    INT("run", "seeds", seeds, 1, 1000, 0),
 
     ENUM("data", "task", task, TASK_NAMES, 1),
     STR("data", "path", path, S_ANY, 1),
@@ -144,6 +145,7 @@ void config_defaults(Config *c) {
     strcpy(c->out_dir, "runs");
     c->seed = 1337;
     c->threads = 0;
+    c->seeds = 1;
     c->task = TASK_TEXT;
     c->val_fraction = 0.1;
     c->vocab = 64;

@@ -48,7 +48,9 @@ static void on_signal(int sig) {
     g_stop = sig;
 }
 
-static void install_signals(void) {
+int train_stop_signal(void) { return g_stop; }
+
+void train_signals_install(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -257,7 +259,7 @@ int train_run(const Config *cfg, const char *run_dir, int resume) {
     run_path(path, sizeof path, run_dir, "summary.txt");
     unlink(path);  // a folder without summary.txt is a run that has not finished
 
-    install_signals();
+    train_signals_install();
     model_build(&r.model, cfg, V);
     adamw_init(&r.opt, &r.model);
     graph_build(&r.graph, &r.model, (size_t)cfg->batch_size, (size_t)cfg->block_size);
