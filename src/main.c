@@ -6,6 +6,7 @@
 
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "train/run_folder.h"
 #include "train/train.h"
 #include "util/err.h"
 #include "util/pool.h"
@@ -14,8 +15,10 @@
 
 static const char *USAGE =
     "usage:\n"
-    "  lmtrain --config FILE [--set section.key=value]... [--out DIR] [--resume]   train one run\n"
-    "  lmtrain ablate FILE FILE FILE... [--set ...] [--out DIR] [--sweep k=a,b,...] train each, write a comparison\n"
+    "  lmtrain --config FILE [--set section.key=value]... [--out DIR] [--resume | --overwrite]\n"
+    "                                                                             train one run\n"
+    "  lmtrain ablate FILE FILE FILE... [--set ...] [--out DIR] [--sweep k=a,b,...] [--overwrite]\n"
+    "                                                                             train each, write a comparison\n"
     "  lmtrain sample --run DIR [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K] [--seed S]\n"
     "  lmtrain eval --run DIR                                                     full-split val loss, bits/char\n"
     "  lmtrain inspect --run DIR [--stretch N] [--drift-tokens N] [--seed S]      fast-weight diagnostics\n"
@@ -27,11 +30,13 @@ static const char *USAGE =
     "\n"
     "--config NAME that is not an existing file is looked up in configs/.\n"
     "Exit status: 0 success, 1 runtime failure (bad data, NaN, I/O), 2 usage or config error,\n"
-    "130 / 143 interrupted by SIGINT / SIGTERM (a checkpoint was saved; continue with --resume).\n";
+    "128 + N stopped by signal N: 130 SIGINT, 143 SIGTERM, 129 SIGHUP (a checkpoint was saved;\n"
+    "continue with --resume); 141 stdout was closed (checkpoint saved too).\n"
+    "A run folder that already holds a run needs --resume (continue it) or --overwrite (discard it).\n";
 
 static int cmd_train(int argc, char **argv) {
     const char *config = NULL, *out = NULL;
-    int resume = 0;
+    int resume = 0, overwrite = 0;
     char *sets[256];
     int n_sets = 0;
     for (int i = 1; i < argc; i++) {
@@ -43,15 +48,18 @@ static int cmd_train(int argc, char **argv) {
             if (n_sets == 256) return err_set(ERR_USAGE, "too many --set options (at most 256)");
             sets[n_sets++] = argv[++i];
         } else if (strcmp(a, "--resume") == 0) resume = 1;
+        else if (strcmp(a, "--overwrite") == 0) overwrite = 1;
         else return err_set(ERR_USAGE, "unknown or incomplete option '%s'\n\n%s", a, USAGE);
     }
     if (!config) return err_set(ERR_USAGE, "missing --config FILE\n\n%s", USAGE);
+    if (resume && overwrite)
+        return err_set(ERR_USAGE, "--resume continues the run in the folder, --overwrite discards it: give one");
     Config c;
     int rc = cli_load_config(&c, config, sets, n_sets);
     if (rc) return rc;
     char dir[4096];
     cli_run_dir(dir, sizeof dir, &c, out);
-    rc = train_run(&c, dir, resume);
+    rc = train_run(&c, dir, resume ? RUN_RESUME : overwrite ? RUN_OVERWRITE : RUN_NEW);
     if (rc == 0) printf("run written to %s/ (summary.txt, metrics.csv, curves.svg, checkpoint.bin)\n", dir);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include "train/data.h"
 #include "train/metrics.h"
 #include "train/summary.h"
+#include "train/run_folder.h"
 #include "train/train.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
@@ -157,7 +158,7 @@ static int write_curves(const char *out, Entry *e, int n) {
 }
 
 static int run_sweep(Sweep *sw, const char *out, const Entry *e, int n, const char *const *files,
-                     char **sets, int n_sets) {
+                     char **sets, int n_sets, RunMode mode) {
     sw->result = xcalloc((size_t)(n * sw->n), sizeof(double));
     char assign[256], *all[257];
     memcpy(all, sets, (size_t)n_sets * sizeof *all);
@@ -172,7 +173,7 @@ static int run_sweep(Sweep *sw, const char *out, const Entry *e, int n, const ch
             snprintf(dir, sizeof dir, "%s/sweep_%s_%s/%s", out, sw->key, sw->values[j], e[i].cfg.name);
             printf("== sweep %s = %s: %s\n", sw->key, sw->values[j], c.name);
             fflush(stdout);
-            if ((rc = train_run(&c, dir, 0))) return rc;
+            if ((rc = train_run(&c, dir, mode))) return rc;
             MetricsTable t;
             snprintf(path, sizeof path, "%s/metrics.csv", dir);
             if ((rc = metrics_read(path, &t))) return rc;
@@ -187,6 +188,7 @@ int cmd_ablate(int argc, char **argv) {
     const char *files[ABLATE_MAX], *out = "runs/ablation";
     char *sets[256];
     int n = 0, n_sets = 0;
+    RunMode mode = RUN_NEW;
     Sweep sw;
     memset(&sw, 0, sizeof sw);
     for (int i = 1; i < argc; i++) {
@@ -198,6 +200,7 @@ int cmd_ablate(int argc, char **argv) {
             if (n_sets == 256) return err_set(ERR_USAGE, "too many --set options");
             sets[n_sets++] = argv[++i];
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
+        else if (strcmp(argv[i], "--overwrite") == 0) mode = RUN_OVERWRITE;
         else if (argv[i][0] == '-') return err_set(ERR_USAGE, "ablate: unknown or incomplete option '%s'", argv[i]);
         else if (n == ABLATE_MAX) return err_set(ERR_USAGE, "ablate: at most %d configs", ABLATE_MAX);
         else files[n++] = argv[i];
@@ -213,12 +216,21 @@ int cmd_ablate(int argc, char **argv) {
             if (!strcmp(e[i].cfg.name, e[j].cfg.name))
                 rc = err_set(ERR_USAGE, "ablate: %s and %s have the same [run] name '%s'", files[j], files[i],
                              e[i].cfg.name);
-    if (!rc) rc = make_dirs(out);
+    // Every run folder is checked before any training: a refusal (a run already
+    // there, a folder in use) comes first, with nothing written.
     for (int i = 0; i < n && !rc; i++) {
         snprintf(e[i].dir, sizeof e[i].dir, "%s/%s", out, e[i].cfg.name);
+        rc = run_folder_check(e[i].dir, mode);
+        if (rc == ERR_USAGE) err_wrap(rc, "ablate: ");
+    }
+    // One ablation per folder at a time: its report and chart are written here.
+    DirLock lock = {.fd = -1};
+    if (!rc) rc = make_dirs(out);
+    if (!rc) rc = dir_lock_take(&lock, out, "ablate into");
+    for (int i = 0; i < n && !rc; i++) {
         printf("== ablate %d/%d: %s (%s)\n", i + 1, n, e[i].cfg.name, e[i].cfg.kind);
         fflush(stdout);
-        rc = train_run(&e[i].cfg, e[i].dir, 0);
+        rc = train_run(&e[i].cfg, e[i].dir, mode);
         if (rc) break;
         char path[4200];
         snprintf(path, sizeof path, "%s/metrics.csv", e[i].dir);
@@ -238,10 +250,11 @@ int cmd_ablate(int argc, char **argv) {
         model_free(&m);
         dataset_free(d);
     }
-    if (!rc && sw.n) rc = run_sweep(&sw, out, e, n, files, sets, n_sets);
+    if (!rc && sw.n) rc = run_sweep(&sw, out, e, n, files, sets, n_sets, mode);
     if (!rc) rc = write_report(out, e, n, &sw);
     if (!rc) rc = write_curves(out, e, n);
     if (!rc) printf("comparison written to %s/report.md and %s/curves.svg\n", out, out);
+    dir_lock_release(&lock);
     for (int i = 0; i < n; i++) metrics_table_free(&e[i].m);
     free(e);
     free(sw.result);
