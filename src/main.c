@@ -1,5 +1,6 @@
 // main.c — lmtrain's command line (SPEC §2): parse, dispatch, print the one
 // error message, exit with its status (0 ok, 1 runtime failure, 2 usage).
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@ static const char *USAGE =
     "  lmtrain bench [--part peak,train,length,generate] [--kinds a,b,...] [--seq 256,1024,4096,16384]\n"
     "                [--out DIR] [--quick]                                        speed: peak, throughput, cost vs length\n"
     "  lmtrain gradcheck                                                          finite-difference check of every op\n"
-    "  lmtrain export --run DIR [--out FILE]                                      weights as safetensors\n"
+    "  lmtrain export --run DIR [--out FILE] [--force]                            weights as safetensors\n"
     "  lmtrain --help | --version\n"
     "\n"
     "--config NAME that is not an existing file is looked up in configs/.\n"
@@ -95,6 +96,12 @@ int main(int argc, char **argv) {
         else rc = cmd_train(argc, argv);
     }
     pool_shutdown();
+    // What a command printed must have reached stdout (/dev/full, a full disk):
+    // a result nobody received is a failure, exit 1, whatever the command.
+    errno = 0;
+    int bad = fflush(stdout) != 0, e = errno;
+    if ((bad || ferror(stdout)) && rc == 0)
+        rc = err_set(ERR_RUNTIME, "cannot write to stdout: %s", e ? strerror(e) : "write error");
     if (rc != 0 && err_msg()[0]) fprintf(stderr, "lmtrain: %s\n", err_msg());
     return rc;
 }

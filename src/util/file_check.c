@@ -23,7 +23,8 @@ const char *file_kind(mode_t mode) {
 }
 
 static int not_regular(const char *path, const char *what, mode_t mode) {
-    return err_set(ERR_RUNTIME, "%s %s is %s; lmtrain reads only regular files", what, path, file_kind(mode));
+    return err_set(ERR_RUNTIME, "cannot open %s %s: it is %s; lmtrain reads only regular files", what, path,
+                   file_kind(mode));
 }
 
 int open_regular(const char *path, const char *what, size_t max_bytes, int *fd, size_t *size) {
@@ -67,7 +68,7 @@ int read_regular(const char *path, const char *what, size_t max_bytes, char **bu
         ssize_t r = read(fd, b + n, size + 1 - n);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
-            rc = err_set(ERR_RUNTIME, "error reading %s %s: %s", what, path, strerror(errno));
+            rc = err_set(ERR_RUNTIME, "error reading %s: %s (%s)", path, strerror(errno), what);
             break;
         }
         if (r == 0) break;
