@@ -248,24 +248,9 @@ static inline int wait_stop_or_exit(pid_t pid, int *status) {
     return 0;
 }
 
-// Names of temporary files (NAME.tmp-PID-N) in `dir`, space-separated into
-// buf; returns how many.
-#include <dirent.h>
-static inline int temp_files(const char *dir, char *buf, size_t cap) {
-    int n = 0;
-    size_t len = 0;
-    buf[0] = 0;
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strstr(e->d_name, ".tmp")) {
-            n++;
-            if (len + strlen(e->d_name) + 2 < cap) len += (size_t)snprintf(buf + len, cap - len, "%s ", e->d_name);
-        }
-    closedir(d);
-    return n;
-}
+// Temporary files (NAME.tmp-PID-N) in `dir`, space-separated into buf; how many.
+#include "temp_files.h"
+static inline int temp_files(const char *dir, char *buf, size_t cap) { return count_temp_files(dir, buf, cap); }
 
 // A digest of every file under `dir` (names, sizes, contents; sorted), to
 // show that a refused command changed nothing. Returns a malloc'd string.
