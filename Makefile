@@ -27,6 +27,10 @@ SRCS      := $(shell find src -name '*.c' ! -name main.c | sort)
 OBJS      := $(SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS := $(shell find tests -name 'test_*.c' | sort)
 TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
+# Code only the tests use (e.g. the strict readers of formats lmtrain only
+# writes): tests/<layer>/*_read.c, linked into the tests, never the binary.
+TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
+TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter 1,$(SAN)),$(BUILD)/lmtrain,lmtrain)
 
 .PHONY: all test data ablation recall bench clean
@@ -43,9 +47,17 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/liblmtrain.a
+$(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/liblmtrain.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests -c -o $@ $<
+
+$(BUILD)/libtest.a: $(TEST_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtest.a $(BUILD)/liblmtrain.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libtest.a $(BUILD)/liblmtrain.a $(LDFLAGS) $(LDLIBS)
 
 test: $(BIN) $(TEST_BINS)
 	@LMTRAIN=$(abspath $(BIN)) sh tests/run.sh $(TEST_BINS)
@@ -70,7 +82,7 @@ recall: $(BIN)
 clean:
 	rm -rf build build-san lmtrain
 
--include $(OBJS:.o=.d) $(BUILD)/src/main.d
+-include $(OBJS:.o=.d) $(TEST_LIB_OBJS:.o=.d) $(BUILD)/src/main.d
 
 # ---- hardening: fuzzing and valgrind (tests/fuzz/README.md) -----------------
 #   make fuzz           build both libFuzzer harnesses and run each for FUZZ_SECONDS
@@ -113,7 +125,7 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 .SECONDARY: $(FUZZ_OBJS)
 -include $(FUZZ_OBJS:.o=.d) $(FUZZ_BINS:=.d)
 
-# ---- benchmarks (SPEC §8; src/tools/bench.c) --------------------------------
+# ---- benchmarks (SPEC §8; src/cmd/bench.c, the suite in src/bench/) --------------------------------
 # peak FLOP/s, training throughput, cost vs length, generation speed -> runs/bench/
 bench: $(BIN)
 	./$(BIN) bench

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/cli.h"
-#include "tools/commands.h"
+#include "cmd/cli.h"
+#include "cmd/commands.h"
 #include "train/run_folder.h"
 #include "train/train.h"
 #include "util/err.h"
@@ -18,8 +18,9 @@ static const char *USAGE =
     "usage:\n"
     "  lmtrain --config FILE [--set section.key=value]... [--out DIR] [--resume | --overwrite]\n"
     "                                                                             train one run\n"
-    "  lmtrain ablate FILE FILE FILE... [--set ...] [--out DIR] [--sweep k=a,b,...] [--overwrite]\n"
-    "                                                                             train each, write a comparison\n"
+    "  lmtrain ablate FILE FILE... [--seeds N] [--set ...] [--out DIR] [--sweep k=a,b,...]\n"
+    "                [--resume | --overwrite] [--plan [--jobs J]]                 train each with N seeds, compare\n"
+    "  lmtrain report DIR                                                         an ablation's report from its finished runs\n"
     "  lmtrain sample --run DIR [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K] [--seed S]\n"
     "  lmtrain eval --run DIR                                                     full-split val loss, bits/char\n"
     "  lmtrain inspect --run DIR [--stretch N] [--drift-tokens N] [--seed S]      fast-weight diagnostics\n"
@@ -27,6 +28,8 @@ static const char *USAGE =
     "                [--out DIR] [--quick]                                        speed: peak, throughput, cost vs length\n"
     "  lmtrain gradcheck                                                          finite-difference check of every op\n"
     "  lmtrain export --run DIR [--out FILE] [--force]                            weights as safetensors\n"
+    "  lmtrain lab [--out DIR] [--feature-map F] [--decay L] [--beta B] [--trials N] [--seed S]\n"
+    "              [--run DIR [--layer L] [--head H] [--key-tokens N]]            memory lab: capacity, overwrite\n"
     "  lmtrain --help | --version\n"
     "\n"
     "--config NAME that is not an existing file is looked up in configs/.\n"
@@ -60,7 +63,7 @@ static int cmd_train(int argc, char **argv) {
     if (rc) return rc;
     char dir[4096];
     cli_run_dir(dir, sizeof dir, &c, out);
-    rc = train_run(&c, dir, resume ? RUN_RESUME : overwrite ? RUN_OVERWRITE : RUN_NEW);
+    rc = train_run(&c, dir, resume ? TRAIN_RESUME : overwrite ? TRAIN_OVERWRITE : TRAIN_NEW);
     if (rc == 0) printf("run written to %s/ (summary.txt, metrics.csv, curves.svg, checkpoint.bin)\n", dir);
     return rc;
 }
@@ -71,8 +74,9 @@ typedef struct {
 } Command;
 
 static const Command COMMANDS[] = {
-    {"ablate", cmd_ablate},   {"sample", cmd_sample},   {"eval", cmd_eval},     {"inspect", cmd_inspect},
-    {"bench", cmd_bench},     {"gradcheck", cmd_gradcheck}, {"export", cmd_export},
+    {"ablate", cmd_ablate},   {"report", cmd_report},       {"sample", cmd_sample}, {"eval", cmd_eval},
+    {"inspect", cmd_inspect}, {"gradcheck", cmd_gradcheck}, {"export", cmd_export}, {"lab", cmd_lab},
+    {"bench", cmd_bench},
 };
 
 int main(int argc, char **argv) {

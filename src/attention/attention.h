@@ -6,8 +6,10 @@
 //
 // Layouts (all float32, contiguous, row-major):
 //   q, k, v, y   (B, H, T, dh)   head-major, so each (b, h) is one T x dh slab
-//   aux          (B, H, T, n_aux) extra per-head, per-token inputs projected by
-//                                  the model (e.g. the delta rule's beta logit)
+//   aux          (B, H, n_aux, T) extra per-head, per-token inputs projected by
+//                                  the model (e.g. the delta rule's beta logit, the
+//                                  decay gate logit), each channel one T-vector;
+//                                  n_aux = attn_aux() of decay.h
 //   theta        (H)               per-head decay logit, lambda = sigmoid(theta),
 //                                  only read when kind->uses_decay
 // The feature map phi, the normaliser and every per-kind detail live inside the
@@ -26,12 +28,18 @@ typedef struct {
     int chunk;            // chunk length of the chunkwise-parallel training form
     int state_identity;   // S_0 = I, z_0 = 1 (decays like any other term)
     int decay;            // decay enabled for this layer (λ = sigmoid(theta))
+    KeyNorm key_norm;     // sum or l2 normalisation of φ(q), φ(k) (kinds with uses_key_norm)
+    int data_decay;       // λ per token from an extra aux input (decay.h; kinds with data_decay)
 } AttnConfig;
 
 typedef struct AttnKind {
     const char *name;
     int uses_decay;       // 1: the model gives it one learnable theta per head
     int n_aux;            // extra per-head per-token inputs (0 for all but delta)
+    int uses_key_norm;    // 1: reads AttnConfig.key_norm ([attention] key_norm)
+    int data_decay;       // 1: supports [attention] decay = data (λ per token)
+    int phi_normalizer;   // 1: normalize = true divides by a sum of φ values (φ(q)ᵀz, or Σφ(k)
+                          // with key_norm = sum), which only a φ >= 0 keeps away from zero
 
     // Size in floats of the work buffer for a (B, T) batch. The buffer is passed
     // to forward and then to backward: forward saves what backward needs there,

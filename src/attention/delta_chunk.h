@@ -3,18 +3,22 @@
 // The kernel behind the `delta` kind (Schlag, Irie & Schmidhuber 2021, with an
 // optional decay λ on top). Per position t, d = dh, from S_{-1} = S0 (0, or I
 // with state_identity):
-//   k̂_t = φ(k_t) / (Σ_i φ(k_t)_i + eps)        q̂_t likewise    (normalize)
+//   k̂_t = φ(k_t) / (Σ_i φ(k_t)_i + eps)        q̂_t likewise    (normalize, key_norm sum)
+//   k̂_t = φ(k_t) / sqrt(Σ_i φ(k_t)_i² + eps)    q̂_t likewise    (normalize, key_norm l2)
 //   k̂_t = φ(k_t),  q̂_t = φ(q_t)                                  (!normalize)
 //   β_t = sigmoid(a_t)                           a_t: the β logit (the kind's aux input)
 //   e_t = v_t − λ S_{t-1}ᵀ k̂_t                   what the decayed memory gets wrong for k̂_t
 //   S_t = λ S_{t-1} + β_t k̂_t e_tᵀ               = λ (I − β_t k̂_t k̂_tᵀ) S_{t-1} + β_t k̂_t v_tᵀ
 //   y_t = S_tᵀ q̂_t
+// With λ_t per position (lam_t) every λ above is that position's λ_t.
 // With λ = 1 this is the plain delta rule v̄_t = S_{t-1}ᵀ k̂_t,
 // S_t = S_{t-1} + β_t k̂_t (v_t − v̄_t)ᵀ. With λ < 1 the memory is decayed
 // before it is read for the correction (the "gated" delta rule), so the write
 // corrects exactly what a read right after it would return.
 // Sum-normalised keys have Σ k̂ < 1 and k̂ ≥ 0 (elu1, relu), hence ‖k̂‖² ≤ 1 and
-// β‖k̂‖² < 2: the correction I − β k̂ k̂ᵀ never amplifies. Without normalize
+// β‖k̂‖² < 2: the correction I − β k̂ k̂ᵀ never amplifies. L2-normalised keys
+// have ‖k̂‖² < 1 for any φ; with β = 1 the write replaces the value stored
+// along k̂ (sum-normalised keys have ‖k̂‖² ≤ 1/dh..1, so they only shrink it). Without normalize
 // that bound is the caller's business.
 //
 // S is (d, d) row-major, row i = key coordinate, column j = value coordinate,
@@ -38,9 +42,11 @@ typedef struct {
     size_t chunk;        // chunk length, 1 <= chunk <= T (callers clamp to T)
     FeatureMap fmap;
     float eps;           // added to Σφ (normalize only)
-    int normalize;       // sum-normalise φ(q), φ(k)
+    int normalize;       // normalise φ(q), φ(k) (by key_norm)
+    KeyNorm key_norm;    // sum: /(Σφ + eps); l2: /sqrt(Σφ² + eps)
     int state_identity;  // S0 = I
-    float lam;           // λ in [0, 1]; 1 = no decay
+    float lam;           // λ in [0, 1]; 1 = no decay; used when lam_t is NULL
+    const float *lam_t;  // (T) λ_t per position (decay = data: Gated DeltaNet), or NULL
 } DeltaSlab;
 
 // floats of `saved` (kept from forward to backward) and of `scratch` (free to
@@ -66,8 +72,9 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
                            const float *q, const float *k, const float *v, const float *a);
 
 // ADDS dL/dq, dk, dv (T, dh) and dL/da (T, if da) for upstream dy (T, dh);
-// `saved` as forward left it (read only). Returns dL/dλ, summed in a fixed order
-// (the caller chains it to θ).
+// `saved` as forward left it (read only). Returns dL/dλ summed over positions in
+// a fixed order (the caller chains it to θ); if dlam (T) is given, ADDS dL/dλ_t
+// per position there too.
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
-                            const float *dy, const float *saved, float *scratch, const float *q,
-                            const float *k, const float *v, const float *a);
+                            float *dlam, const float *dy, const float *saved, float *scratch,
+                            const float *q, const float *k, const float *v, const float *a);

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/err.h"
+#include "util/pool.h"
 
 void tape_init(Tape *t) { memset(t, 0, sizeof *t); }
 
@@ -20,6 +22,7 @@ void tape_free(Tape *t) {
     free(t->act);
     free(t->act_grad);
     free(t->saved);
+    tape_profile_stop(t);
     memset(t, 0, sizeof *t);
 }
 
@@ -102,7 +105,56 @@ void tape_finalize(Tape *t) {
     t->finalized = 1;
 }
 
+// ---- profiling clocks (bench --part profile)
+
+static double secs(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void tape_profile_start(Tape *t) {
+    tape_profile_stop(t);
+    t->clock_fwd = xcalloc(t->n_nodes ? 2 * t->n_nodes : 1, sizeof *t->clock_fwd);
+    t->clock_bwd = t->clock_fwd + t->n_nodes;
+    memset(&t->clock_zero, 0, sizeof t->clock_zero);
+    pool_profile(1);
+}
+
+void tape_profile_stop(Tape *t) {
+    if (!t->clock_fwd) return;
+    free(t->clock_fwd);
+    t->clock_fwd = t->clock_bwd = NULL;
+    pool_profile(0);
+}
+
+typedef struct {
+    double wall, cpu, wait;
+} Stamp;
+
+static Stamp stamp(void) {
+    return (Stamp){secs(CLOCK_MONOTONIC), secs(CLOCK_PROCESS_CPUTIME_ID), pool_wait_seconds()};
+}
+
+static void clock_add(NodeClock *c, Stamp a) {
+    Stamp b = stamp();
+    c->wall += b.wall - a.wall;
+    c->cpu += b.cpu - a.cpu;
+    c->wait += b.wait - a.wait;
+    c->calls++;
+}
+
+// ---- replay
+
 void tape_forward(Tape *t) {
+    if (t->clock_fwd) {
+        for (size_t i = 0; i < t->n_nodes; i++) {
+            Stamp s = stamp();
+            t->nodes[i].op->forward(&t->nodes[i]);
+            clock_add(&t->clock_fwd[i], s);
+        }
+        return;
+    }
     for (size_t i = 0; i < t->n_nodes; i++) t->nodes[i].op->forward(&t->nodes[i]);
 }
 
@@ -113,7 +165,9 @@ static int wants_grad(const Node *n) {
 }
 
 void tape_backward(Tape *t, Tensor *loss) {
+    Stamp s0 = t->clock_bwd ? stamp() : (Stamp){0, 0, 0};
     memset(t->act_grad, 0, t->act_floats * sizeof(float));
+    if (t->clock_bwd) clock_add(&t->clock_zero, s0);
     loss->grad[0] = 1.0f;
     for (size_t i = t->n_nodes; i-- > 0;) {
         Node *n = &t->nodes[i];
@@ -122,7 +176,13 @@ void tape_backward(Tape *t, Tensor *loss) {
             fprintf(stderr, "lmtrain: internal error: op '%s' has no backward\n", n->op->name);
             abort();
         }
-        n->op->backward(n);
+        if (t->clock_bwd) {
+            Stamp s = stamp();
+            n->op->backward(n);
+            clock_add(&t->clock_bwd[i], s);
+        } else {
+            n->op->backward(n);
+        }
     }
 }
 

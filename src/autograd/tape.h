@@ -45,6 +45,14 @@ struct Node {
     size_t count;                    // scalar ops: how many positions were scored
 };
 
+// Per-node clocks for `bench --part profile`: seconds accumulated over the
+// replays since tape_profile_start, one entry per node and direction.
+typedef struct {
+    double wall, cpu;  // wall clock; CPU time of the whole process (every pool thread)
+    double wait;       // wall time the calling thread spent waiting for pool workers
+    long calls;
+} NodeClock;
+
 typedef struct {
     Node *nodes;
     size_t n_nodes, cap_nodes;
@@ -53,6 +61,11 @@ typedef struct {
     float *act, *act_grad, *saved;   // the three blocks
     size_t act_floats, saved_floats;
     int finalized;
+    // NULL unless profiling: then (n_nodes) forward and (n_nodes) backward
+    // clocks, and the zeroing of the activation gradients before a backward.
+    // The replay loops test it once per pass, so the hot path stays clock-free.
+    NodeClock *clock_fwd, *clock_bwd;
+    NodeClock clock_zero;
 } Tape;
 
 void tape_init(Tape *t);
@@ -69,6 +82,11 @@ void tape_forward(Tape *t);
 // Zeroes every activation gradient, seeds d(loss)/d(loss) = 1 on `loss`
 // (a 1x1 tensor), replays the nodes in reverse.
 void tape_backward(Tape *t, Tensor *loss);
+
+// Starts (or restarts from zero) the per-node clocks; tape_profile_stop frees
+// them. Only a finalized tape can be profiled.
+void tape_profile_start(Tape *t);
+void tape_profile_stop(Tape *t);
 
 // The first node (in forward order) whose output holds a NaN or Inf, or NULL.
 const Node *tape_first_nonfinite(const Tape *t);

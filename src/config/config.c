@@ -30,6 +30,8 @@ _Static_assert(sizeof(Task) == sizeof(int), "enum Task must be int-sized");
 _Static_assert(sizeof(PosKind) == sizeof(int), "enum PosKind must be int-sized");
 _Static_assert(sizeof(FeatureMap) == sizeof(int), "enum FeatureMap must be int-sized");
 _Static_assert(sizeof(StateInit) == sizeof(int), "enum StateInit must be int-sized");
+_Static_assert(sizeof(KeyNorm) == sizeof(int), "enum KeyNorm must be int-sized");
+_Static_assert(sizeof(DecayMode) == sizeof(int), "enum DecayMode must be int-sized");
 
 // ---------------------------------------------------------------------------
 // The key table
@@ -55,9 +57,9 @@ typedef struct {
     // and [attention], plus run.seed (init and data order) and train.batch_size
     // (which examples each step draws). Not model keys, so a --resume may change
     // them: run.name, run.out_dir, run.threads (results are thread-count
-    // independent), and the rest of [train] — steps, lr, min_lr, warmup,
-    // weight_decay, beta1, beta2, grad_clip, eval_every, eval_batches,
-    // log_every, checkpoint_every.
+    // independent), run.seeds (read by `ablate` only), and the rest of
+    // [train] — steps, lr, min_lr, warmup, weight_decay, beta1, beta2,
+    // grad_clip, eval_every, eval_batches, log_every, checkpoint_every.
     int model;
 } Field;
 
@@ -68,6 +70,8 @@ static const char *const TASK_NAMES[] = {"text", "recall", NULL};
 static const char *const POS_NAMES[] = {"learned", "none", NULL};
 static const char *const FMAP_NAMES[] = {"elu1", "relu", "identity", NULL};
 static const char *const STATE_NAMES[] = {"zero", "identity", NULL};
+static const char *const KEYNORM_NAMES[] = {"sum", "l2", NULL};
+static const char *const DECAY_NAMES[] = {"learned", "fixed", "data", NULL};
 
 #define OFF(field) offsetof(Config, field)
 #define STR(sec, k, field, r, m) \
@@ -90,6 +94,7 @@ static const Field FIELDS[] = {
     STR("run", "out_dir", out_dir, S_NONEMPTY, 0),
     {.section = "run", .key = "seed", .type = F_U64, .off = OFF(seed), .model = 1},
     INT("run", "threads", threads, 0, 1024, 0),
+    INT("run", "seeds", seeds, 1, 1000, 0),
 
     ENUM("data", "task", task, TASK_NAMES, 1),
     STR("data", "path", path, S_ANY, 1),
@@ -109,9 +114,12 @@ static const Field FIELDS[] = {
     ENUM("attention", "feature_map", feature_map, FMAP_NAMES, 1),
     DBL("attention", "eps", eps, 0, 1, INFINITY, 0, 1),
     BOOL("attention", "normalize", normalize, 1),
+    BOOL("attention", "allow_identity_normalize", allow_identity_normalize, 1),
     {.section = "attention", .key = "decay_init", .type = F_DECAY, .off = OFF(decay_init),
      .dlo = 0, .dhi = 1, .lo_open = 1, .hi_open = 1, .model = 1},
     BOOL("attention", "decay_learnable", decay_learnable, 1),
+    ENUM("attention", "decay", decay, DECAY_NAMES, 1),
+    ENUM("attention", "key_norm", key_norm, KEYNORM_NAMES, 1),
     INT("attention", "chunk", chunk, 1, 1 << 20, 1),
     ENUM("attention", "state_init", state_init, STATE_NAMES, 1),
     BOOL("attention", "output_norm", output_norm, 1),
@@ -138,6 +146,7 @@ void config_defaults(Config *c) {
     strcpy(c->out_dir, "runs");
     c->seed = 1337;
     c->threads = 0;
+    c->seeds = 1;
     c->task = TASK_TEXT;
     c->val_fraction = 0.1;
     c->vocab = 64;
@@ -153,9 +162,12 @@ void config_defaults(Config *c) {
     c->feature_map = FMAP_ELU1;
     c->eps = 1e-6;
     c->normalize = 1;
+    c->allow_identity_normalize = 0;
     c->decay_init[0] = 0.99;
     c->n_decay_init = 1;
     c->decay_learnable = 1;
+    c->decay = DECAY_LEARNED;
+    c->key_norm = KEYNORM_SUM;
     c->chunk = 64;
     c->state_init = STATE_ZERO;
     c->output_norm = 0;
@@ -508,6 +520,24 @@ static int parse_field(Config *c, const Field *f, const char *text, char *msg, s
 // ---------------------------------------------------------------------------
 // Loading and --set
 
+// `decay_learnable = false` is the older spelling of `decay = fixed`; the two
+// are kept equal. Within one layer (a file, or one --set) a key that is set
+// wins over the other's earlier value; setting both to disagreeing values in
+// the same file is refused (which one was meant?).
+static int sync_decay(Config *t, int set_decay, int set_learnable, char *msg, size_t cap) {
+    if (set_decay && set_learnable && t->decay_learnable != (t->decay != DECAY_FIXED)) {
+        snprintf(msg, cap,
+                 "[attention] decay = %s contradicts decay_learnable = %s (decay_learnable = false "
+                 "means decay = fixed; give only one of them)",
+                 DECAY_NAMES[t->decay], t->decay_learnable ? "true" : "false");
+        return -1;
+    }
+    if (set_learnable && !set_decay)
+        t->decay = !t->decay_learnable ? DECAY_FIXED : t->decay == DECAY_FIXED ? DECAY_LEARNED : t->decay;
+    t->decay_learnable = t->decay != DECAY_FIXED;
+    return 0;
+}
+
 // Reads INI from f into c; `path` names the source in messages and, when
 // the text has no [run] name, gives the run its name.
 static int load_stream(Config *c, FILE *f, const char *path) {
@@ -562,6 +592,9 @@ static int load_stream(Config *c, FILE *f, const char *path) {
     if (rc == 0 && ferror(f)) rc = err_set(ERR_RUNTIME, "reading config %s: %s", path, strerror(errno));
     ini_close(&r);
     if (rc) return rc;
+    if (sync_decay(&t, first_line[find_field("attention", "decay")],
+                   first_line[find_field("attention", "decay_learnable")], msg, sizeof msg) < 0)
+        return err_set(ERR_USAGE, "%s: %s", path, msg);
 
     if (!first_line[find_field("run", "name")]) {
         // name = file name without directory and ".ini"
@@ -638,6 +671,8 @@ int config_set(Config *c, const char *assignment) {
     Config t = *c;
     if (parse_field(&t, &FIELDS[i], value, msg, sizeof msg) < 0)
         return err_set(ERR_USAGE, "--set %s: %s", assignment, msg);
+    sync_decay(&t, i == find_field("attention", "decay"), i == find_field("attention", "decay_learnable"),
+               msg, sizeof msg);  // one key set: never a contradiction
     *c = t;
     return 0;
 }
@@ -744,6 +779,39 @@ int config_validate(const Config *c, const char *origin) {
     if (c->d_model % c->heads != 0)
         return err_set(ERR_USAGE, "%s: [model] d_model %d is not divisible by heads %d", o, c->d_model,
                        c->heads);
+    // keys that only some kinds read: refused where they would silently do nothing
+    const AttnKind *kind = attn_kind_find(c->kind);
+    if (c->key_norm != KEYNORM_SUM && !kind->uses_key_norm)
+        return err_set(ERR_USAGE,
+                       "%s: [attention] key_norm = %s applies only to kind = delta (the %s kind does "
+                       "not normalise its keys that way)",
+                       o, KEYNORM_NAMES[c->key_norm], c->kind);
+    if (c->key_norm == KEYNORM_L2 && !c->normalize)
+        return err_set(ERR_USAGE,
+                       "%s: [attention] key_norm = l2 normalises the keys, but normalize = false turns "
+                       "key normalisation off; set normalize = true",
+                       o);
+    // φ must be positive where a sum of φ values is a denominator: with identity
+    // φ, φ(q)ᵀz (or Σφ(k)) is a sum of signed terms that crosses zero, and the
+    // read-out and its gradient blow up there (docs/math.md measures it). L2 key
+    // normalisation divides by ‖φ(k)‖ >= 0 instead, which identity cannot flip.
+    if (kind->phi_normalizer && c->feature_map == FMAP_IDENTITY && c->normalize &&
+        !(kind->uses_key_norm && c->key_norm == KEYNORM_L2) && !c->allow_identity_normalize)
+        return err_set(ERR_USAGE,
+                       "%s: [attention] feature_map = identity with normalize = true: the read-out divides "
+                       "by a sum of φ values (φ(q)ᵀz), which identity φ lets cross zero, so outputs and "
+                       "gradients blow up (docs/math.md). Use feature_map = elu1 or relu, or normalize = "
+                       "false; to train it anyway and watch it fail, set [attention] "
+                       "allow_identity_normalize = true",
+                       o);
+    if (c->decay == DECAY_DATA && !kind->data_decay)
+        return err_set(ERR_USAGE,
+                       "%s: [attention] decay = data needs a kind with an input-dependent decay "
+                       "(linear_decay or delta); %s has none",
+                       o, c->kind);
+    if (c->decay_learnable != (c->decay != DECAY_FIXED))
+        return err_set(ERR_USAGE, "%s: [attention] decay = %s contradicts decay_learnable = %s", o,
+                       DECAY_NAMES[c->decay], c->decay_learnable ? "true" : "false");
     if (c->n_decay_init != 1 && c->n_decay_init != c->heads)
         return err_set(ERR_USAGE,
                        "%s: [attention] decay_init has %d values but heads is %d (give one value for all "

@@ -14,6 +14,13 @@ typedef enum { TASK_TEXT, TASK_RECALL } Task;
 typedef enum { POS_LEARNED, POS_NONE } PosKind;
 typedef enum { FMAP_ELU1, FMAP_RELU, FMAP_IDENTITY } FeatureMap;
 typedef enum { STATE_ZERO, STATE_IDENTITY } StateInit;
+// delta: how φ(q), φ(k) are normalised (with normalize = true): divided by
+// their sum (Schlag et al. 2021) or by their L2 norm (DeltaNet, Yang et al. 2024)
+typedef enum { KEYNORM_SUM, KEYNORM_L2 } KeyNorm;
+// the decay λ of linear_decay and delta: sigmoid(θ_h) with θ fixed at
+// logit(decay_init) or learned, or per token from the block input,
+// λ_t = sigmoid(w_hᵀx_t + θ_h) (θ_h the learned bias)
+typedef enum { DECAY_LEARNED, DECAY_FIXED, DECAY_DATA } DecayMode;
 
 typedef struct {
     // [run]
@@ -21,6 +28,7 @@ typedef struct {
     char out_dir[1024];   // default "runs"
     unsigned long long seed;  // 1337
     int threads;          // 0 = all cores
+    int seeds;            // 1: `ablate` trains each config with seeds seed .. seed+seeds-1
     // [data]
     Task task;            // text
     char path[1024];      // text: the corpus (required for task = text)
@@ -40,9 +48,12 @@ typedef struct {
     FeatureMap feature_map;  // elu1
     double eps;           // 1e-6 (> 0)
     int normalize;        // true
+    int allow_identity_normalize;  // false: identity φ with normalize = true is refused
     double decay_init[CFG_MAX_HEADS];  // 0.99; one value or one per head, each in (0, 1)
     int n_decay_init;     // 1 if one value given (applies to all heads), else == heads
-    int decay_learnable;  // true
+    int decay_learnable;  // true; kept equal to decay != fixed (the older spelling of it)
+    DecayMode decay;      // learned
+    KeyNorm key_norm;     // sum (delta only: l2 is refused for other kinds)
     int chunk;            // 64 (>= 1)
     StateInit state_init; // zero
     int output_norm;      // false

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention/decay.h"
 #include "kernels/nn.h"
 #include "util/err.h"
 
@@ -32,7 +33,7 @@ void generator_init(Generator *g, const Model *m) {
                 g->state_floats);
         exit(ERR_RUNTIME);
     }
-    size_t C = m->C, W = 3 * C + m->H * (size_t)m->kind->n_aux;
+    size_t C = m->C, W = 3 * C + m->H * attn_aux(m->kind, &m->acfg);
     g->state = alloc_floats(total);
     g->prev_k = m->cfg.key_shift ? alloc_floats(m->L * C) : NULL;
     g->x = alloc_floats(C);

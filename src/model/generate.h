@@ -36,6 +36,9 @@
 // Called after each layer's attention step, with exactly what the kind's step
 // saw: q, k (after the key shift), v (H, dh), aux (H, n_aux), and its output y
 // (H, dh, before output_norm). For diagnostics (inspect's float16 shadow state).
+// The decay of head h at this token is decay_lambda_at(m->kind, &m->acfg,
+// aux + h * attn_aux(m->kind, &m->acfg), theta, h) (attention/decay.h): with
+// decay = data that is λ_t, the gate's value for this token.
 typedef void (*GenLayerHook)(void *ctx, size_t layer, size_t pos, const float *q, const float *k,
                              const float *v, const float *aux, const float *y);
 

@@ -9,6 +9,7 @@
 
 #include "train/train.h"
 #include "util/atomic_file.h"
+#include "util/dirs.h"
 #include "util/err.h"
 #include "util/file_check.h"
 
@@ -23,11 +24,11 @@ static int present(const char *dir, const char *name, struct stat *st) {
     return lstat(path, st) == 0;
 }
 
-int run_folder_check(const char *dir, RunMode mode) {
+int run_folder_check(const char *dir, TrainMode mode) {
     struct stat st;
     if (lstat(dir, &st) != 0) {
         if (errno != ENOENT) return err_set(ERR_RUNTIME, "run folder %s: %s", dir, strerror(errno));
-        if (mode == RUN_RESUME)
+        if (mode == TRAIN_RESUME)
             return err_set(ERR_RUNTIME, "--resume: %s does not exist, so there is no checkpoint.bin to "
                                         "resume from (leave out --resume to start the run)", dir);
         return 0;
@@ -46,10 +47,10 @@ int run_folder_check(const char *dir, RunMode mode) {
         len += (size_t)snprintf(found + len, sizeof found - len, "%s%s", len ? ", " : "", RUN_FILES[i]);
         if (len >= sizeof found) len = sizeof found - 1;
     }
-    if (mode == RUN_NEW && len)
+    if (mode == TRAIN_NEW && len)
         return err_set(ERR_USAGE, "%s already holds a run (%s). To continue it, add --resume; to discard it and "
                                   "start over, add --overwrite (or choose another --out)", dir, found);
-    if (mode == RUN_RESUME) {
+    if (mode == TRAIN_RESUME) {
         if (!present(dir, "checkpoint.bin", &st))
             return err_set(ERR_RUNTIME, "--resume: %s holds no checkpoint.bin to resume from (leave out "
                                         "--resume to start the run, with --overwrite if the folder holds one)",
@@ -61,7 +62,7 @@ int run_folder_check(const char *dir, RunMode mode) {
     return 0;
 }
 
-int run_folder_claim(DirLock *lock, const char *dir, RunMode mode) {
+int run_folder_claim(DirLock *lock, const char *dir, TrainMode mode) {
     lock->fd = -1;
     int rc = make_dirs(dir);
     if (rc) return rc;
@@ -73,7 +74,7 @@ int run_folder_claim(DirLock *lock, const char *dir, RunMode mode) {
         return rc;
     }
     atomic_remove_stale(dir);
-    if (mode == RUN_OVERWRITE) {
+    if (mode == TRAIN_OVERWRITE) {
         char path[4300];
         for (int k = 0; k < 2; k++)
             for (const char *const *f = k ? DERIVED_FILES : RUN_FILES; *f; f++) {

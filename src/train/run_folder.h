@@ -13,21 +13,21 @@
 #include "util/dir_lock.h"
 
 typedef enum {
-    RUN_NEW = 0,        // the folder must not hold a run
-    RUN_RESUME = 1,     // continue the run in the folder
-    RUN_OVERWRITE = 2,  // discard the run in the folder, if any, and start over
-} RunMode;
+    TRAIN_NEW = 0,        // the folder must not hold a run
+    TRAIN_RESUME = 1,     // continue the run in the folder
+    TRAIN_OVERWRITE = 2,  // discard the run in the folder, if any, and start over
+} TrainMode;
 
 // The files a training run writes; any of them present means "holds a run".
 extern const char *const RUN_FILES[];
 
 // May `dir` be trained into in `mode`? Reads only. 0, ERR_USAGE (a run is
-// there and mode is RUN_NEW) or ERR_RUNTIME (locked by another writer, not a
+// there and mode is TRAIN_NEW) or ERR_RUNTIME (locked by another writer, not a
 // folder, a run file that is not a regular file, nothing to resume).
-int run_folder_check(const char *dir, RunMode mode);
+int run_folder_check(const char *dir, TrainMode mode);
 
 // Creates the folder (mkdir -p), takes its lock, checks again (another writer
 // may have come between), removes temporary files left by killed writers
-// and, for RUN_OVERWRITE, the old run's files. On error nothing else was done
+// and, for TRAIN_OVERWRITE, the old run's files. On error nothing else was done
 // and the lock is not held.
-int run_folder_claim(DirLock *lock, const char *dir, RunMode mode);
+int run_folder_claim(DirLock *lock, const char *dir, TrainMode mode);

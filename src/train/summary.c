@@ -5,18 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tools/svg.h"
+#include "format/svg.h"
 #include "train/metrics.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
+#include "util/format_bytes.h"
 #include "util/pool.h"
-
-void format_bytes(char *buf, size_t cap, double b) {
-    if (b < 1024) snprintf(buf, cap, "%.0f B", b);
-    else if (b < 1048576) snprintf(buf, cap, "%.1f KiB", b / 1024);
-    else if (b < 1073741824) snprintf(buf, cap, "%.1f MiB", b / 1048576);
-    else snprintf(buf, cap, "%.2f GiB", b / 1073741824);
-}
 
 static int draw_curves(const char *run_dir, const MetricsTable *t, const char *name) {
     int cs = metrics_col(t, "step"), ct = metrics_col(t, "train_loss"), cv = metrics_col(t, "val_loss");

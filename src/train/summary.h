@@ -6,8 +6,5 @@
 // Lengths at which reports state inference memory.
 #define REPORT_LENGTHS {64, 1024, 16384, 1048576}
 
-// Formats bytes as "12.0 KiB" / "3.5 MiB" / "1.2 GiB".
-void format_bytes(char *buf, size_t cap, double bytes);
-
 // Reads run_dir/metrics.csv, draws run_dir/curves.svg, writes run_dir/summary.txt.
 int write_run_outputs(const char *run_dir, const Model *m, const TrainState *st);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
-#include "tools/svg.h"
+#include "format/svg.h"
 #include "train/checkpoint.h"
 #include "train/data.h"
 #include "train/evaluate.h"
@@ -22,8 +22,10 @@
 #include "train/optimizer.h"
 #include "train/progress.h"
 #include "train/run_folder.h"
+#include "train/step.h"
 #include "train/summary.h"
 #include "util/atomic_file.h"
+#include "util/dirs.h"
 #include "util/err.h"
 #include "util/pause.h"
 #include "util/pool.h"
@@ -36,24 +38,10 @@ void run_path(char *buf, size_t cap, const char *run_dir, const char *file) {
     snprintf(buf, cap, "%s/%s", run_dir, file);
 }
 
-int make_dirs(const char *path) {
-    char tmp[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof tmp) return err_set(ERR_USAGE, "bad output folder '%s'", path);
-    memcpy(tmp, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (tmp[i] != '/' && tmp[i] != 0) continue;
-        char c = tmp[i];
-        tmp[i] = 0;
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-            return err_set(ERR_RUNTIME, "cannot create folder %s: %s", tmp, strerror(errno));
-        tmp[i] = c;
-    }
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return err_set(ERR_RUNTIME, "%s exists and is not a folder", path);
-    return 0;
-}
+// Signals (interrupt.h). ablate installs the handlers once for all its runs
+// and asks between runs; train_run installs them again (clearing the flag).
+void train_signals_install(void) { interrupt_install(); }
+int train_stop_signal(void) { return interrupt_requested(); }
 
 static double now_s(void) {
     struct timespec ts;
@@ -211,11 +199,10 @@ static int loop(Run *r, Progress *pr) {
         double t0 = now_s();
         dataset_batch(r->data, SPLIT_TRAIN, &r->rng, B, T, r->graph.tokens, r->graph.targets);
         r->st.batch_hash = batch_hash_update(r->st.batch_hash, r->graph.tokens, r->graph.targets, B * T);
-        double loss = graph_forward_backward(&r->graph, m);
-        double norm = grad_norm(m);
-        if (!isfinite(loss) || !isfinite(norm)) return report_nonfinite(&r->graph, m, step + 1, loss, norm);
-        double lr = lr_at(c, step);
-        adamw_step(&r->opt, m, lr, step + 1, norm);
+        StepStats ss;
+        if (!train_step(&r->graph, m, &r->opt, step, &ss))
+            return report_nonfinite(&r->graph, m, step + 1, ss.loss, ss.grad_norm);
+        double loss = ss.loss, norm = ss.grad_norm, lr = ss.lr;
         r->st.step++;
         r->st.tokens += B * T;
         r->st.loss_sum += loss;
@@ -271,8 +258,8 @@ static int same_file(const struct stat *a, const struct stat *b) {
 }
 
 int train_run(const Config *cfg, const char *run_dir, int mode_arg) {
-    RunMode mode = (RunMode)mode_arg;
-    int resume = mode == RUN_RESUME;
+    TrainMode mode = (TrainMode)mode_arg;
+    int resume = mode == TRAIN_RESUME;
     Run r;
     memset(&r, 0, sizeof r);
     r.c = cfg;
@@ -282,6 +269,7 @@ int train_run(const Config *cfg, const char *run_dir, int mode_arg) {
     run_path(ckpt, sizeof ckpt, run_dir, "checkpoint.bin");
     DirLock lock = {.fd = -1};
     struct stat ck_seen, ck_now;
+    train_signals_install();  // a stop request from here on is answered (below: before anything is written)
 
     // Everything that can be refused is checked before the run folder is
     // touched: config (by the caller), data, memory, the folder, the checkpoint.
@@ -306,6 +294,12 @@ int train_run(const Config *cfg, const char *run_dir, int mode_arg) {
     }
 
     // Now the folder: created, locked, checked again under the lock.
+    if ((rc = interrupt_requested())) {
+        fprintf(stderr, "lmtrain: stopped by %s before training started; nothing was written\n",
+                interrupt_name(rc));
+        rc += 128;
+        goto out;
+    }
     if ((rc = run_folder_claim(&lock, run_dir, mode))) goto out;
     pause_point("lock", NULL);
     if (resume && (stat(ckpt, &ck_now) != 0 || !same_file(&ck_seen, &ck_now))) {
@@ -319,7 +313,6 @@ int train_run(const Config *cfg, const char *run_dir, int mode_arg) {
     DataFingerprint fp = dataset_fingerprint(r.data);
     r.st.data_bytes = fp.bytes;
     r.st.data_hash = fp.hash;
-    interrupt_install();
     run_path(path, sizeof path, run_dir, "summary.txt");
     unlink(path);  // a folder without summary.txt is a run that has not finished
 

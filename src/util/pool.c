@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -30,6 +31,21 @@ static struct {
        .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
 static _Thread_local int in_task;
+
+static int profiling;
+static double wait_total;  // seconds; written only by the thread calling parallel_for
+
+void pool_profile(int on) {
+    profiling = on;
+    wait_total = 0;
+}
+double pool_wait_seconds(void) { return wait_total; }
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void run_slice(int t) {
     size_t lo = (size_t)t * P.chunk;
@@ -109,7 +125,9 @@ void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx) {
     pthread_cond_broadcast(&P.wake);
     pthread_mutex_unlock(&P.mu);
     run_slice(0);
+    double t0 = profiling ? now() : 0;
     pthread_mutex_lock(&P.mu);
     while (P.pending > 0) pthread_cond_wait(&P.done, &P.mu);
     pthread_mutex_unlock(&P.mu);
+    if (profiling) wait_total += now() - t0;
 }

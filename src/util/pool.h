@@ -20,3 +20,9 @@ int pool_threads(void);
 // `grain` items) and runs them; returns when all are done. The calling thread
 // takes a share. Nested calls from inside a task run serially.
 void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx);
+
+// Profiling (bench --part profile): while on, parallel_for adds to a running
+// total the wall time its caller spends waiting for the workers after its own
+// share (imbalance plus wake-up latency). Off by default: one untaken branch.
+void pool_profile(int on);
+double pool_wait_seconds(void);

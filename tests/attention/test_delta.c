@@ -54,6 +54,7 @@ typedef struct {
     double eps;           // 0 means the default 1e-6
     double kscale;        // keys are scaled by this (0 means 1)
     double abias, ascale; // β logits a = abias + ascale·N(0, 1) (ascale 0 means 1.5)
+    KeyNorm key_norm;     // with normalize: sum or l2
 } Case;
 
 // ---- double reference ----
@@ -71,12 +72,15 @@ static double dphi_d(FeatureMap m, double x) {
 static double sigmoid_d(double x) { return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)); }
 static double eps_of(const Case *cs) { return cs->eps > 0 ? cs->eps : 1e-6; }
 
-// out = φ(x)/(Σφ(x) + eps) or φ(x); returns the divisor
+// out = φ(x)/(Σφ(x) + eps), φ(x)/sqrt(Σφ(x)² + eps) or φ(x); returns the divisor
 static double feat_d(const Case *cs, double *out, const double *x) {
-    double s = 0;
-    for (size_t i = 0; i < cs->dh; i++) s += out[i] = phi_d(cs->fmap, x[i]);
+    double s = 0, s2 = 0;
+    for (size_t i = 0; i < cs->dh; i++) {
+        s += out[i] = phi_d(cs->fmap, x[i]);
+        s2 += out[i] * out[i];
+    }
     if (!cs->normalize) return 1;
-    s += eps_of(cs);
+    s = cs->key_norm == KEYNORM_L2 ? sqrt(s2 + eps_of(cs)) : s + eps_of(cs);
     for (size_t i = 0; i < cs->dh; i++) out[i] /= s;
     return s;
 }
@@ -128,13 +132,15 @@ static void ref_forward(const Case *cs, double *y, double *norms, const double *
     free(Ss);
 }
 
-// out = φ(x)/s: dx += dφ φ'(x) with dφ_m = (dout_m − dout·out)/s (or dout)
+// out = φ(x)/s: dx += dφ φ'(x) with dφ_m = (dout_m − dout·out)/s (sum),
+// (dout_m − (dout·out) out_m)/s (l2), or dout
 static void feat_backward_d(const Case *cs, double *dx, const double *dout, const double *out,
                             double s, const double *x) {
     double proj = 0;
     for (size_t i = 0; i < cs->dh; i++) proj += dout[i] * out[i];
     for (size_t i = 0; i < cs->dh; i++) {
-        double dphi = cs->normalize ? (dout[i] - proj) / s : dout[i];
+        double sub = cs->key_norm == KEYNORM_L2 ? proj * out[i] : proj;
+        double dphi = cs->normalize ? (dout[i] - sub) / s : dout[i];
         dx[i] += dphi * dphi_d(cs->fmap, x[i]);
     }
 }
@@ -230,7 +236,7 @@ static double rel_err_dd(const double *got, const double *want, size_t n) {
 static AttnConfig config_of(const Case *cs) {
     AttnConfig c = {.heads = (int)cs->H, .dh = (int)cs->dh, .feature_map = cs->fmap,
                     .eps = (float)eps_of(cs), .normalize = cs->normalize, .chunk = cs->chunk,
-                    .state_identity = cs->state_identity, .decay = cs->decay};
+                    .state_identity = cs->state_identity, .decay = cs->decay, .key_norm = cs->key_norm};
     return c;
 }
 
@@ -447,7 +453,7 @@ static void check_case(const Case *cs, unsigned long long seed) {
 
 // ---- cases: one factor at a time around a base ----
 
-static const Case BASE = {"base", 1, 2, 2, 130, 8, 16, {0.9, 0.6}, FMAP_ELU1, 1, 0, 0, 0, 0, 0};
+static const Case BASE = {"base", 1, 2, 2, 130, 8, 16, {0.9, 0.6}, FMAP_ELU1, 1, 0, 0, 0, 0, 0, KEYNORM_SUM};
 
 static void test_chunk_sizes(void) {
     int chunks[] = {1, 7, 16, 64, 130, 200};  // 130 = T, 200 > T: one chunk
@@ -536,6 +542,37 @@ static void test_feature_maps_and_normalize(void) {
     check_case(&c, 506);
 }
 
+// L2-normalised keys and queries (DeltaNet's): every φ, the chunk sizes,
+// lengths and λ range of the sum-normalised cases
+static void test_key_norm_l2(void) {
+    FeatureMap fms[] = {FMAP_ELU1, FMAP_IDENTITY, FMAP_RELU};
+    for (size_t i = 0; i < 3; i++) {
+        Case c = BASE;
+        c.what = "l2 keys";
+        c.key_norm = KEYNORM_L2, c.fmap = fms[i], c.chunk = 7;
+        check_case(&c, 1300 + i);
+    }
+    int chunks[] = {1, 7, 16, 64, 130, 200};
+    for (size_t i = 0; i < 6; i++) {
+        Case c = BASE;
+        c.what = "l2 keys, chunk";
+        c.key_norm = KEYNORM_L2, c.fmap = FMAP_IDENTITY, c.chunk = chunks[i];
+        check_case(&c, 1310 + i);
+    }
+    size_t lens[] = {1, 63, 130};
+    double lams[][2] = {{0.05, 0.3}, {0.999, 0.99}, {0.05, 0.999}};
+    for (size_t i = 0; i < 3; i++) {
+        Case c = BASE;
+        c.what = "l2 keys, length and lambda";
+        c.key_norm = KEYNORM_L2, c.T = lens[i], c.lam[0] = lams[i][0], c.lam[1] = lams[i][1];
+        check_case(&c, 1320 + i);
+    }
+    Case c = BASE;
+    c.what = "l2 keys, beta near 1, eps 0.5, identity state";
+    c.key_norm = KEYNORM_L2, c.abias = 8, c.ascale = 0.5, c.eps = 0.5, c.state_identity = 1;
+    check_case(&c, 1330);
+}
+
 static void test_head_sizes(void) {
     size_t dhs[] = {16, 20, 32};  // one full vector block, block + tail, two blocks
     for (size_t i = 0; i < 3; i++) {
@@ -557,11 +594,12 @@ static void test_head_sizes(void) {
 static void test_reference_backward_matches_fd(void) {
     for (int decay = 0; decay < 2; decay++)
         for (int fm = 0; fm < 3; fm++)
-            for (int norm = 0; norm < 2; norm++)
+            for (int norm = 0; norm < 3; norm++)  // none, sum, l2
                 for (int ident = 0; ident < 2; ident++) {
-                    if (fm == FMAP_IDENTITY && norm) continue;
+                    if (fm == FMAP_IDENTITY && norm == 1) continue;
                     Case c = {"reference fd", decay, 1, 2, 7, 3, 2, {0.7, 0.3}, (FeatureMap)fm,
-                              norm, ident, 0, norm ? 0 : 0.4, 0, 0};
+                              norm > 0, ident, 0, norm ? 0 : 0.4, 0, 0,
+                              norm == 2 ? KEYNORM_L2 : KEYNORM_SUM};
                     Inputs in = make_inputs(&c, 900 + (unsigned)(decay * 100 + fm * 10 + norm * 2 + ident));
                     size_t n = in.n, na = in.na;
                     double *g[4] = {calloc(n, 8), calloc(n, 8), calloc(n, 8), calloc(na, 8)};
@@ -709,6 +747,7 @@ int main(void) {
     TEST(test_beta_extremes);
     TEST(test_lambda);
     TEST(test_feature_maps_and_normalize);
+    TEST(test_key_norm_l2);
     TEST(test_head_sizes);
     TEST(test_extreme_logits);
     TEST(test_backward_adds);

@@ -749,6 +749,85 @@ static void test_validate_absurd_sizes(void) {
 // ---------------------------------------------------------------------------
 // Writing and diffing
 
+// key_norm and decay: the keys only some kinds read, and the older spelling
+// decay_learnable of decay = fixed | learned
+static void test_key_norm_and_decay(void) {
+    Config c;
+    valid_config(&c);
+    CHECK(c.key_norm == KEYNORM_SUM && c.decay == DECAY_LEARNED);
+    // l2 is the delta kind's; other kinds are refused with the reason
+    CHECK(config_set(&c, "attention.key_norm=l2") == 0 && c.key_norm == KEYNORM_L2);
+    expect_invalid(&c, "[attention] key_norm = l2 applies only to kind = delta", NULL);
+    CHECK(config_set(&c, "attention.kind=delta") == 0);
+    CHECK(config_validate(&c, "x") == 0);
+    CHECK(config_set(&c, "attention.normalize=false") == 0);
+    expect_invalid(&c, "key_norm = l2", "normalize = false");
+    expect_set_error("attention.key_norm=l1", "[attention] key_norm: expected one of sum, l2", NULL);
+
+    // decay = data needs a kind with a decay
+    valid_config(&c);
+    CHECK(config_set(&c, "attention.decay=data") == 0 && c.decay == DECAY_DATA && c.decay_learnable);
+    expect_invalid(&c, "decay = data needs a kind with an input-dependent decay", "softmax");
+    CHECK(config_set(&c, "attention.kind=linear") == 0);
+    expect_invalid(&c, "decay = data needs a kind with an input-dependent decay", "linear");
+    for (int i = 0; attn_kinds[i]; i++) {  // accepted exactly where a kind implements it
+        CHECK(config_set(&c, "attention.kind=softmax") == 0);
+        snprintf(c.kind, sizeof c.kind, "%s", attn_kinds[i]->name);
+        CHECK((config_validate(&c, "x") == 0) == (attn_kinds[i]->data_decay == 1));
+    }
+    CHECK(config_set(&c, "attention.kind=delta") == 0);
+
+    // decay_learnable = false is decay = fixed; a later layer's key wins
+    CHECK(config_set(&c, "attention.decay_learnable=false") == 0 && c.decay == DECAY_FIXED);
+    CHECK(config_set(&c, "attention.decay_learnable=true") == 0 && c.decay == DECAY_LEARNED);
+    CHECK(config_set(&c, "attention.decay=fixed") == 0 && c.decay_learnable == 0);
+    CHECK(config_set(&c, "attention.decay=data") == 0 && c.decay_learnable == 1);
+    CHECK(config_set(&c, "attention.decay_learnable=true") == 0 && c.decay == DECAY_DATA);
+    config_defaults(&c);
+    CHECK(load_text(&c, "[attention]\ndecay_learnable = false\n") == 0 && c.decay == DECAY_FIXED);
+    config_defaults(&c);
+    CHECK(load_text(&c, "[attention]\ndecay = fixed\ndecay_learnable = false\n") == 0);
+    CHECK(c.decay == DECAY_FIXED && !c.decay_learnable);
+    // both in one file, disagreeing: refused, and c is unchanged
+    config_defaults(&c);
+    CHECK(load_text(&c, "[attention]\ndecay = data\ndecay_learnable = false\n") == ERR_USAGE);
+    CHECK(msg_has("decay = data contradicts decay_learnable = false"));
+    CHECK(c.decay == DECAY_LEARNED && c.decay_learnable);
+    config_defaults(&c);
+    CHECK(load_text(&c, "[attention]\ndecay_learnable = true\ndecay = fixed\n") == ERR_USAGE);
+    // set in code, disagreeing: refused by validate
+    valid_config(&c);
+    c.decay_learnable = 0;
+    expect_invalid(&c, "decay = learned contradicts decay_learnable = false", NULL);
+}
+
+// identity φ with normalize = true is refused with the reason wherever the
+// kind divides by a sum of φ values, and allowed by the override the message names
+static void test_identity_normalize(void) {
+    Config c;
+    const char *kinds[] = {"linear", "linear_decay", "delta"};
+    for (int i = 0; i < 3; i++) {
+        valid_config(&c);
+        snprintf(c.kind, sizeof c.kind, "%s", kinds[i]);
+        CHECK(config_set(&c, "attention.feature_map=identity") == 0);
+        expect_invalid(&c, "feature_map = identity with normalize = true", "allow_identity_normalize = true");
+        CHECK(config_set(&c, "attention.allow_identity_normalize=true") == 0);
+        CHECK(config_validate(&c, "x") == 0);
+        CHECK(config_set(&c, "attention.allow_identity_normalize=false") == 0);
+        CHECK(config_set(&c, "attention.normalize=false") == 0);
+        CHECK(config_validate(&c, "x") == 0);
+    }
+    // relu and elu1 are >= 0; softmax has no φ; delta's L2 keys divide by a norm
+    valid_config(&c);
+    CHECK(config_set(&c, "attention.kind=linear") == 0 && config_set(&c, "attention.feature_map=relu") == 0);
+    CHECK(config_validate(&c, "x") == 0);
+    valid_config(&c);
+    CHECK(config_set(&c, "attention.kind=softmax") == 0 && config_set(&c, "attention.feature_map=identity") == 0);
+    CHECK(config_validate(&c, "x") == 0);
+    CHECK(config_set(&c, "attention.kind=delta") == 0 && config_set(&c, "attention.key_norm=l2") == 0);
+    CHECK(config_validate(&c, "x") == 0);
+}
+
 static void test_round_trip(void) {
     Config a;
     config_defaults(&a);
@@ -764,6 +843,7 @@ static void test_round_trip(void) {
         "attention.kind=linear_decay", "attention.feature_map=identity",
         "attention.eps=1.2345678901234567e-7", "attention.normalize=false",
         "attention.decay_init=0.1, 0.5, 0.9, 0.99999999999999989", "attention.decay_learnable=no",
+        "attention.key_norm=sum",
         "attention.chunk=32",       "attention.state_init=identity",
         "attention.output_norm=on", "attention.key_shift=true",
         "train.steps=123",          "train.batch_size=5",
@@ -946,6 +1026,8 @@ int main(void) {
     TEST(test_validate);
     TEST(test_validate_recall);
     TEST(test_validate_absurd_sizes);
+    TEST(test_key_norm_and_decay);
+    TEST(test_identity_normalize);
     TEST(test_round_trip);
     TEST(test_write_error);
     TEST(test_diff);

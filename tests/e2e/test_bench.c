@@ -119,6 +119,55 @@ static void test_peak_and_generate_parts(void) {
     free(csv);
 }
 
+// Part "profile": one row per op role and direction, FLOP rates where the op
+// multiplies, byte rates where it is element-wise, and the CPU shares adding
+// up to the whole step. Also the memory bandwidth the peak part now measures.
+static void test_profile_part(void) {
+    char out[512], p[600];
+    tpath(out, sizeof out, "bench3");
+    char *argv[] = {"bench", "--quick", "--part", "profile", "--kinds", "linear", "--sizes", "baby", "--threads", "1",
+                    "--out", out, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+    CHECK(strstr(e2e_out, "memory read bandwidth") != NULL);
+    snprintf(p, sizeof p, "%s/profile.csv", out);
+    char *csv = read_all(p, NULL);
+    const char *hdr = "config,kind,threads,op,direction,cpu_ms_per_step,pct_of_step_cpu,wall_ms_per_step,"
+                      "pool_wait_ms,flops_per_step,bytes_per_step,gflops,pct_busy,gbs,pct_of_membw\n";
+    CHECK(csv && !strncmp(csv, hdr, strlen(hdr)));
+    // every role of the baby model, both directions, plus the step's other parts
+    const char *flop_rows[] = {"\nbaby,linear,1,attn.qkv,fwd,", "\nbaby,linear,1,attn,fwd,", "\nbaby,linear,1,attn,bwd,",
+                               "\nbaby,linear,1,mlp.proj,bwd,", "\nbaby,linear,1,logits,fwd,"};
+    const char *byte_rows[] = {"\nbaby,linear,1,ln_1,fwd,", "\nbaby,linear,1,mlp.gelu,bwd,", "\nbaby,linear,1,loss,fwd,",
+                               "\nbaby,linear,1,AdamW,step,", "\nbaby,linear,1,zero act grads,bwd,"};
+    for (int i = 0; csv && i < 5; i++) {
+        const char *r = strstr(csv, flop_rows[i]);
+        CHECK(r != NULL);
+        if (r) CHECK(csv_field(r + 1, 9) > 0 && csv_field(r + 1, 11) > 0 && csv_field(r + 1, 5) > 0);
+        r = strstr(csv, byte_rows[i]);
+        CHECK(r != NULL);
+        if (r) CHECK(csv_field(r + 1, 10) > 0 && csv_field(r + 1, 13) > 0 && isnan(csv_field(r + 1, 11)));
+    }
+    // the backward of a matmul does twice the forward's multiplies
+    const char *f = csv ? strstr(csv, "\nbaby,linear,1,mlp.fc,fwd,") : NULL;
+    const char *b = csv ? strstr(csv, "\nbaby,linear,1,mlp.fc,bwd,") : NULL;
+    CHECK(f && b);
+    if (f && b) CHECK(csv_field(b + 1, 9) == 2 * csv_field(f + 1, 9));
+    // the op rows and "between ops" add up to the whole step's CPU time
+    double sum = 0, whole = NAN;
+    for (const char *r = csv ? strchr(csv, '\n') : NULL; r && r[1]; r = strchr(r + 1, '\n')) {
+        if (!strncmp(r + 1, "baby,linear,1,whole step,", 25)) whole = csv_field(r + 1, 5);
+        else sum += csv_field(r + 1, 5);
+    }
+    CHECK(whole > 0 && fabs(sum - whole) <= 1e-3 * whole);
+    free(csv);
+    snprintf(p, sizeof p, "%s/membw.csv", out);
+    csv = read_all(p, NULL);
+    CHECK(csv && !strncmp(csv, "threads,bytes,read_gbs\n1,", 25) && csv_field(strchr(csv, '\n') + 1, 2) > 0);
+    free(csv);
+}
+
 static void test_usage_errors(void) {
     char out[512];
     tpath(out, sizeof out, "bench_bad");
@@ -130,6 +179,7 @@ static void test_usage_errors(void) {
         {"bench", "--seq", "12x", NULL},
         {"bench", "--threads", NULL},
         {"bench", "--frobnicate", NULL},
+        {"bench", "--sizes", "baby,huge", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = run_lmtrain(bad[i]);
@@ -143,6 +193,7 @@ int main(void) {
     e2e_setup();
     TEST(test_length_part);
     TEST(test_peak_and_generate_parts);
+    TEST(test_profile_part);
     TEST(test_usage_errors);
     e2e_teardown();
     return test_summary();

@@ -73,7 +73,7 @@ static void test_no_silent_overwrite(void) {
 // ablate whose run lands in the same folder.
 static void test_second_writer_refused(void) {
     char dir[512], log[600], p[700];
-    dir_path(dir, sizeof dir, "locked");
+    dir_path(dir, sizeof dir, "abl/locked/seed5");  // where `ablate --out E2E/abl` trains a config named "locked"
     snprintf(log, sizeof log, "%s/holder.log", e2e_dir);
     write_config(cfg_path, 10);
     CHECK(train(dir, NULL, NULL, NULL) == 0);
@@ -94,10 +94,10 @@ static void test_second_writer_refused(void) {
     char a1[600], a2[600], out[600];
     snprintf(a1, sizeof a1, "%s/locked.ini", e2e_dir);
     snprintf(a2, sizeof a2, "%s/other.ini", e2e_dir);
-    snprintf(out, sizeof out, "%s", e2e_dir);
+    snprintf(out, sizeof out, "%s/abl", e2e_dir);
     write_config_named(a1, "locked", 3);
     write_config_named(a2, "other", 3);
-    char *ab[] = {"ablate", a1, a2, "--out", out, "--overwrite", NULL};
+    char *ab[] = {"ablate", a1, a2, "--out", out, "--resume", NULL};
     CHECK(run_lmtrain(ab) == 1);
     CHECK(has(pid));
     char *after = folder_digest(dir);

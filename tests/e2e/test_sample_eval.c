@@ -273,6 +273,55 @@ static void test_eval_whole_split(void) {
     free(t);
 }
 
+// --length: windows longer than block_size for pos = none, refused with the
+// reason for learned positions (and nothing written), shorter windows for any run
+static void test_eval_length(void) {
+    char *argv[] = {"eval", "--run", run_dec, "--length", "48", NULL};  // 3 x block_size
+    int rc = run_split(argv, NULL);
+    CHECK(rc == 0);
+    char *o = read_out();
+    double loss = NAN;
+    char *p = o ? strstr(o, "val loss") : NULL;
+    if (p) sscanf(p, "val loss %lf", &loss);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+    free(o);
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/eval/loss_by_position_48.csv", run_dec);
+    char *t = read_all(csv, NULL);
+    CHECK(t != NULL);
+    size_t n_val = corpus_size - (size_t)floor((double)corpus_size * (1.0 - VAL_FRACTION));
+    size_t rows = 0, bad = 0;
+    double sum = 0, count = 0;
+    for (char *line = t ? strchr(t, '\n') : NULL; line && line[1]; line = strchr(line + 1, '\n')) {
+        size_t pos, c;
+        double l, b;
+        if (sscanf(line + 1, "%zu,%lf,%lf,%zu", &pos, &l, &b, &c) != 4) continue;
+        bad += pos != rows || c != (n_val - 1) / 48;  // every window of 48 scores every position
+        sum += l * (double)c;
+        count += (double)c;
+        rows++;
+    }
+    CHECK(rows == 48 && bad == 0);
+    CHECK_NEAR(sum / (count > 0 ? count : 1), loss, 1e-4);
+    free(t);
+    snprintf(csv, sizeof csv, "%s/eval/loss_by_position_48.svg", run_dec);
+    CHECK(file_exists(csv));
+
+    // learned positions: refused, exit 2, the reason named, no file written
+    char *bad_argv[] = {"eval", "--run", run_lin, "--length", "48", NULL};
+    CHECK(run_split(bad_argv, NULL) == 2);
+    CHECK(strstr(e2e_out, "pos = none") != NULL && strstr(e2e_out, "block_size 16") != NULL);
+    snprintf(csv, sizeof csv, "%s/eval/loss_by_position_48.csv", run_lin);
+    CHECK(!file_exists(csv));
+    char *zero[] = {"eval", "--run", run_lin, "--length", "0", NULL};
+    CHECK(run_split(zero, NULL) == 2);
+    // shorter than block_size is fine for any run
+    char *short_argv[] = {"eval", "--run", run_lin, "--length", "8", NULL};
+    CHECK(run_split(short_argv, NULL) == 0);
+    snprintf(csv, sizeof csv, "%s/eval/loss_by_position_8.csv", run_lin);
+    CHECK(file_exists(csv));
+}
+
 // ============================================================================
 // inspect
 // ============================================================================
@@ -329,6 +378,7 @@ int main(void) {
     TEST(test_sample_errors);
     TEST(test_generation_memory_is_flat);
     TEST(test_eval_whole_split);
+    TEST(test_eval_length);
     TEST(test_inspect_writes_report);
     e2e_teardown();
     return test_summary();

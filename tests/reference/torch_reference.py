@@ -19,8 +19,12 @@ import torch
 import torch.nn.functional as F
 
 def load_cfg(path):
+    return load_cfg_text(open(path).read())
+
+def load_cfg_text(text):
+    """The settings this implementation reads, from INI text (lmtrain's keys and defaults)."""
     cp = configparser.ConfigParser(inline_comment_prefixes=('#', ';'))
-    cp.read(path)
+    cp.read_string(text)
     g = lambda s, k, d: cp.get(s, k, fallback=d)
     c = dict(
         path=g('data', 'path', 'data/tinyshakespeare.txt'), val_fraction=float(g('data', 'val_fraction', '0.1')),
@@ -48,16 +52,19 @@ class Attn(torch.nn.Module):
     def __init__(s, c):
         super().__init__()
         C = c['d_model']; s.c = c; s.H = c['heads']; s.dh = C // s.H
-        s.qkv = torch.nn.Linear(C, 3 * C, bias=False)
+        # delta adds one row per head after q, k, v: the logit of its write strength beta
+        s.qkv = torch.nn.Linear(C, 3 * C + (s.H if c['kind'] == 'delta' else 0), bias=False)
         s.proj = torch.nn.Linear(C, C, bias=False)
-        if c['kind'] == 'linear_decay':
+        if c['kind'] in ('linear_decay', 'delta'):
             d = c['decay_init']
             s.theta = torch.nn.Parameter(torch.full((s.H,), math.log(d / (1 - d))),
                                          requires_grad=c['decay_learnable'])
     def forward(s, x):
         B, T, C = x.shape
-        q, k, v = s.qkv(x).split(C, dim=2)
+        q, k, v, a = s.qkv(x).split([C, C, C, s.qkv.out_features - 3 * C], dim=2)
         q, k, v = [t.view(B, T, s.H, s.dh).transpose(1, 2) for t in (q, k, v)]
+        if s.c['kind'] == 'delta':
+            return s.proj(s.delta(q, k, v, a).transpose(1, 2).reshape(B, T, C))
         i = torch.arange(T)
         mask = (i[:, None] >= i[None, :]).float()
         if s.c['kind'] == 'softmax':
@@ -74,6 +81,26 @@ class Attn(torch.nn.Module):
             y = A @ v
             if s.c['normalize']: y = y / (A.sum(-1, keepdim=True) + s.c['eps'])
         return s.proj(y.transpose(1, 2).reshape(B, T, C))
+
+    def delta(s, q, k, v, a):
+        """The delta rule, token by token (README "The delta rule"): q, k, v (B, H, T, dh), a (B, T, H).
+        k^ = phi(k)/(sum phi(k) + eps) (q^ likewise), beta = sigmoid(a), lambda = sigmoid(theta),
+        S_t = lambda S_{t-1} + beta k^ (v - lambda S_{t-1}^T k^)^T, y_t = S_t^T q^."""
+        fq, fk = phi(q, s.c['feature_map']), phi(k, s.c['feature_map'])
+        if s.c['normalize']:
+            fq = fq / (fq.sum(-1, keepdim=True) + s.c['eps'])
+            fk = fk / (fk.sum(-1, keepdim=True) + s.c['eps'])
+        beta = torch.sigmoid(a).transpose(1, 2)                      # (B, H, T)
+        lam = torch.sigmoid(s.theta).view(1, s.H, 1, 1)
+        B, H, T, d = q.shape
+        S = q.new_zeros(B, H, d, d)                                  # rows: key coordinate
+        ys = []
+        for t in range(T):
+            kt, vt = fk[:, :, t], v[:, :, t]
+            err = vt - torch.einsum('bhi,bhij->bhj', kt, lam * S)    # what the memory gets wrong
+            S = lam * S + beta[:, :, t, None, None] * kt[..., :, None] * err[..., None, :]
+            ys.append(torch.einsum('bhi,bhij->bhj', fq[:, :, t], S))
+        return torch.stack(ys, dim=2)
 
 class Block(torch.nn.Module):
     def __init__(s, c):
@@ -128,6 +155,25 @@ def lr_at(c, it):
     r = (it - c['warmup']) / max(1, c['steps'] - c['warmup'])
     return c['min_lr'] + 0.5 * (1 + math.cos(math.pi * r)) * (c['lr'] - c['min_lr'])
 
+def make_optimizer(model, c, decay_all=False):
+    """AdamW; weight decay on matrices and embeddings only (not LayerNorm, not theta)."""
+    learn = [p for p in model.parameters() if p.requires_grad]
+    decay = [p for p in learn if p.dim() >= 2 or decay_all]
+    other = [p for p in learn if not (p.dim() >= 2 or decay_all)]
+    return torch.optim.AdamW([{'params': decay, 'weight_decay': c['weight_decay']},
+                              {'params': other, 'weight_decay': 0.0}], lr=c['lr'], betas=(c['beta1'], c['beta2']))
+
+def train_step(model, opt, c, it, x, y, schedule=lr_at, clip=True):
+    """One step of the recipe (0-based it); returns (loss, gradient norm before clipping, lr)."""
+    lr = schedule(c, it)
+    for gr in opt.param_groups: gr['lr'] = lr
+    loss = model(x, y)
+    opt.zero_grad(set_to_none=True); loss.backward()
+    learn = [p for p in model.parameters() if p.requires_grad]
+    norm = torch.nn.utils.clip_grad_norm_(learn, c['grad_clip'] if clip else float('inf'))
+    opt.step()
+    return loss.item(), norm.item(), lr
+
 @torch.no_grad()
 def full_val(model, val, c):
     T = c['block_size']; n = (len(val) - 1) // T; tot = 0.0
@@ -143,10 +189,7 @@ def train(cfg_path, steps=None, seed=1337):
     torch.manual_seed(seed)
     tr, val, V = data_splits(c)
     model = GPT(c, V)
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2 and p.requires_grad]
-    other = [p for n, p in model.named_parameters() if p.dim() < 2 and p.requires_grad]
-    opt = torch.optim.AdamW([{'params': decay, 'weight_decay': c['weight_decay']},
-                             {'params': other, 'weight_decay': 0.0}], lr=c['lr'], betas=(c['beta1'], c['beta2']))
+    opt = make_optimizer(model, c)
     gen = torch.Generator().manual_seed(seed)
     t0 = time.time()
     for it in range(c['steps'] + 1):
@@ -156,11 +199,7 @@ def train(cfg_path, steps=None, seed=1337):
                 vl = sum(model(*batch(val, c, g2)).item() for _ in range(c['eval_batches'])) / c['eval_batches']
             print(f"step {it}: val loss {vl:.4f} ({time.time() - t0:.0f}s)", flush=True)
         if it == c['steps']: break
-        for gr in opt.param_groups: gr['lr'] = lr_at(c, it)
-        loss = model(*batch(tr, c, gen))
-        opt.zero_grad(set_to_none=True); loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), c['grad_clip'])
-        opt.step()
+        train_step(model, opt, c, it, *batch(tr, c, gen))
     print(f"full-split val loss {full_val(model, val, c):.4f}")
 
 def read_safetensors(path):
@@ -174,22 +213,27 @@ def read_safetensors(path):
         out[name] = torch.frombuffer(bytearray(data[b:e]), dtype=torch.float32).reshape(t['shape'])
     return out, meta
 
+def lmtrain_names(model):
+    """lmtrain's tensor name (as in `lmtrain export`) -> this model's parameter."""
+    ours = {'wte': 'wte.weight', 'wpe': 'wpe.weight', 'mlp.fc.weight': 'fc.weight',
+            'mlp.proj.weight': 'fc_proj.weight'}
+    out = {}
+    for name, p in model.named_parameters():
+        theirs = name
+        for a, b in ours.items():
+            if name == b or name.endswith('.' + b): theirs = name[:len(name) - len(b)] + a
+        out[theirs] = p
+    return out
+
 def eval_run(run_dir):
     c = load_cfg(run_dir + '/config.ini')
     tr, val, V = data_splits(c)
     model = GPT(c, V)
     w, _ = read_safetensors(run_dir + '/model.safetensors')
-    sd = {'wte.weight': w['wte'], 'ln_f.weight': w['ln_f.weight'], 'ln_f.bias': w['ln_f.bias']}
-    if model.wpe is not None: sd['wpe.weight'] = w['wpe']
-    for i in range(c['layers']):
-        p = f'h.{i}.'
-        for ours, theirs in [('ln_1.weight', 'ln_1.weight'), ('ln_1.bias', 'ln_1.bias'),
-                             ('attn.qkv.weight', 'attn.qkv.weight'), ('attn.proj.weight', 'attn.proj.weight'),
-                             ('ln_2.weight', 'ln_2.weight'), ('ln_2.bias', 'ln_2.bias'),
-                             ('mlp.fc.weight', 'fc.weight'), ('mlp.proj.weight', 'fc_proj.weight')]:
-            if p + ours in w: sd[p + theirs] = w[p + ours]
-        if p + 'attn.theta' in w: sd[p + 'attn.theta'] = w[p + 'attn.theta'].reshape(-1)
-    missing = model.load_state_dict(sd, strict=True)
+    params = lmtrain_names(model)
+    assert set(params) == set(w), f"tensor names differ: {sorted(set(params) ^ set(w))}"
+    with torch.no_grad():
+        for name, p in params.items(): p.copy_(w[name].reshape(p.shape))
     print(f"full-split val loss {full_val(model, val, c):.6f}")
 
 if __name__ == '__main__':

@@ -1,0 +1,146 @@
+// bench.h — what the parts of `lmtrain bench` share (SPEC §8).
+//
+//   bench.c            the command: options, which parts run, in what order
+//   bench_util.c       timing (medians after a warm-up), one child process per
+//                      measurement, the benchmark models
+//   bench_flops.c      the FLOP count of a training step, derived from the kernels
+//   bench_peak.c       part "peak":     FP32 FMA peak, 1 thread and all threads
+//   bench_train.c      part "train":    training throughput, % of the peak
+//   bench_length.c     part "length":   cost and memory vs sequence length
+//   bench_generate.c   part "generate": generator_step time per token
+//   bench_profile.c    part "profile":  where a training step's time goes, per op
+//
+// Every measurement runs in its own forked child: it starts its own thread
+// pool, allocates only what that point needs, and its peak resident set size
+// (wait4's ru_maxrss) is that point's memory and nothing else's. The parent
+// never starts the pool (a forked child would inherit a pool whose threads do
+// not exist in it).
+#pragma once
+#include <stddef.h>
+
+#include "config/config.h"
+#include "model/model.h"
+#include "train/optimizer.h"
+
+#define BENCH_MAX_KINDS 8
+#define BENCH_MAX_SEQ 16
+#define BENCH_VOCAB 65  // tiny Shakespeare's character count; tokens are random
+
+typedef struct {
+    const char *out;                       // output folder
+    const char *kinds[BENCH_MAX_KINDS];    // attention kinds, validated
+    int n_kinds;
+    int sizes;                             // train, profile: bit i = BENCH_SIZES[i]
+    size_t seq[BENCH_MAX_SEQ];             // length part: sequence lengths
+    int n_seq;
+    int quick;                             // fewer and shorter repetitions
+    int threads;                           // threads per measurement (resolved, >= 1)
+    int min_reps;                          // timed repetitions per point, at least ...
+    double min_seconds;                    // ... and at least this much timed wall time
+    int max_reps;
+    double max_point_s;                    // length: skip a point predicted to take longer
+    double peak_1, peak_all;               // GFLOP/s measured by the peak part (0 = not yet)
+    double mem_gbs;                        // GB/s, 1-thread DRAM read, also by the peak part
+} BenchOpts;
+
+// ---- timing -----------------------------------------------------------------
+
+double bench_now(void);      // wall clock, seconds
+double bench_cpu_now(void);  // CPU time of the whole process (all threads), seconds
+
+typedef void (*BenchFn)(void *ctx);
+
+typedef struct {
+    double median, min, max;  // wall seconds per call of `body`
+    int reps;                 // timed calls
+    double cpu_median;        // median CPU seconds per call, all threads together
+    double cpu_share;         // process CPU time / (wall time x pool threads) over the
+                              // timed calls: well below 1 means other processes took
+                              // the cores (or the work did not keep every thread busy)
+} BenchTime;
+
+// One untimed warm-up call of body, then timed calls until both o->min_reps
+// and o->min_seconds are reached (at most o->max_reps). `setup`, if not NULL,
+// runs untimed before every call (warm-up included).
+BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx);
+
+// ---- child processes --------------------------------------------------------
+
+#define BENCH_CHILD_OUT 256
+
+// What a measurement computes in the child: fills out[0 .. BENCH_CHILD_OUT)
+// and returns 0, or an error status after err_set.
+typedef int (*BenchChildFn)(void *ctx, double *out);
+
+typedef struct {
+    double out[BENCH_CHILD_OUT];
+    double peak_rss;  // bytes: the child's maximum resident set size
+} BenchResult;
+
+// Runs fn in a forked child and collects its results. Returns 0, or
+// ERR_RUNTIME with the child's own message, or one saying it was killed
+// (a SIGKILL from the kernel usually means out of memory).
+int bench_in_child(BenchChildFn fn, void *ctx, BenchResult *r);
+
+// ---- the benchmark models ----------------------------------------------------
+
+// The two training sizes of parts "train" and "profile" (bench_train.c).
+typedef struct {
+    const char *name;
+    int layers, heads, d_model, block_size, batch_size;
+} BenchSize;
+#define BENCH_N_SIZES 2
+extern const BenchSize BENCH_SIZES[BENCH_N_SIZES];
+// "baby L4 H4 C128 T64 B12"
+void bench_size_label(char *buf, size_t cap, const BenchSize *s);
+
+// A model of one size and kind, its AdamW and its graph, fed a fixed batch of
+// random tokens (a step's cost does not depend on the token values).
+typedef struct {
+    Config c;
+    Model m;
+    AdamW opt;
+    Graph g;
+    long t;  // AdamW's 1-based step
+} BenchTrainer;
+void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind);
+void bench_trainer_free(BenchTrainer *x);
+
+// The defaults (config_defaults) with these model sizes and `kind`; task text
+// with no corpus (the benchmarks feed random tokens).
+void bench_set_chunk(int chunk);
+// --set section.key=value for every benchmark model (checked here: 0 or ERR_USAGE)
+int bench_add_set(const char *assignment);
+void bench_config(Config *c, const char *kind, int layers, int heads, int d_model, int block_size,
+                  int batch_size, PosKind pos);
+
+// Fills n tokens uniformly from [0, V).
+void bench_random_tokens(int *tok, size_t n, size_t V, unsigned long long seed);
+
+// Bytes the model (weights + gradients) and its graph for (B, T) allocate:
+// the blocks of model_build and tape_finalize, plus the token arrays.
+double bench_model_graph_bytes(const Model *m, const Graph *g);
+
+// Bytes of memory the OS reports available (MemAvailable), or physical
+// memory if that cannot be read.
+double bench_available_bytes(void);
+
+// ---- FLOPs --------------------------------------------------------------------
+
+typedef struct {
+    double dense;      // the matrix multiplies outside attention, incl. the tied head
+    double attention;  // the attention kernels; NAN for a kind not modelled
+    double attention_fwd;  // the forward's part of `attention`
+} BenchFlops;
+
+// FLOPs per token of one forward + backward over a (B, T) batch of model m,
+// counted from what the kernels execute (see bench_flops.c).
+BenchFlops bench_flops_per_token(const Model *m, size_t T);
+
+// ---- the parts (each prints its table and writes its files into o->out) ------
+
+int bench_part_peak(BenchOpts *o);  // sets o->peak_1, o->peak_all
+int bench_part_train(const BenchOpts *o);
+int bench_part_length(const BenchOpts *o);
+int bench_part_generate(const BenchOpts *o);
+int bench_part_profile(const BenchOpts *o);

@@ -1,0 +1,179 @@
+// bench_generate.c — part "generate": time per token of incremental generation
+// (model/generate.h), `sample`-style: each step is generator_step followed by
+// sampler_next (temperature 1, whole vocabulary) on its logits, on one thread
+// as `lmtrain sample` runs. Measured around position 64 and around 16384 for
+// each kind; printed and written to generate.csv.
+//
+// The model is the baby one with pos = none and block_size = 16384, so
+// softmax's KV cache holds 16384 tokens (a window as long as the context) and
+// the parameters are the same at both positions.
+//
+// Around 64: each timed call resets the generator, absorbs 64 tokens untimed,
+// then times 16 steps (positions 64 .. 79).
+// Around 16384: the generator is brought to position 16384 once, then calls of
+// 16 steps are timed back to back; the cost no longer changes with the
+// position there (softmax's cache is full, so each step attends to exactly
+// 16384 entries; the fast-weight state has a fixed size anyway).
+//   fast-weight kinds: 16384 real steps get there (with --quick the position
+//   is simply set: the state has a fixed size, so the cost is the same).
+//   softmax: stepping 16384 tokens one by one costs ~N²/2 cache reads (tens of
+//   seconds), so the cache is filled by copying its first 64 real entries
+//   round the ring (layout per generate.h: per head K (window, dh) then
+//   V (window, dh)) and the position set to 16384. A step's cost depends on
+//   how many entries it reads, not on their values.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/generate.h"
+#include "model/sampler.h"
+#include "bench/bench.h"
+#include "util/atomic_file.h"
+#include "util/err.h"
+#include "util/format_bytes.h"
+
+enum { LAYERS = 4, HEADS = 4, D_MODEL = 128, FAR = 16384, NEAR = 64, BURST = 16 };
+
+enum { OUT_NEAR_S, OUT_NEAR_REPS, OUT_FAR_S, OUT_FAR_REPS, OUT_NEAR_STATE, OUT_FAR_STATE, OUT_FILL_S,
+       OUT_HOW, OUT_NEAR_CPU, OUT_FAR_CPU, OUT_NEAR_CPU_S, OUT_FAR_CPU_S };
+
+// how position 16384 was reached
+enum { HOW_STEPS, HOW_COPY, HOW_JUMP };
+static const char *const HOW[] = {"real steps", "cache filled by copy", "position set (--quick)"};
+
+typedef struct {
+    const BenchOpts *o;
+    const char *kind;
+} GenJob;
+
+typedef struct {
+    Generator g;
+    Sampler s;
+    int tok;
+} GenCtx;
+
+static void steps(GenCtx *x, size_t n) {
+    for (size_t i = 0; i < n; i++) x->tok = sampler_next(&x->s, generator_step(&x->g, x->tok, x->g.pos));
+}
+
+static void restart_to_near(void *ctx) {
+    GenCtx *x = ctx;
+    generator_reset(&x->g);
+    x->tok = 0;
+    steps(x, NEAR);
+}
+
+static void burst(void *ctx) { steps(ctx, BURST); }
+
+// softmax only: the first `have` cache entries of every head and layer copied
+// round the ring until all `window` slots hold one
+static void fill_cache_by_copy(Generator *g, size_t have) {
+    const Model *m = g->m;
+    size_t W = g->window, dh = m->dh;
+    for (size_t l = 0; l < m->L; l++) {
+        float *st = generator_layer_state(g, l);
+        for (size_t h = 0; h < m->H; h++) {
+            float *K = st + h * 2 * W * dh, *V = K + W * dh;  // (W, dh) each
+            for (size_t slot = have; slot < W; slot++) {
+                memcpy(K + slot * dh, K + (slot % have) * dh, dh * sizeof(float));
+                memcpy(V + slot * dh, V + (slot % have) * dh, dh * sizeof(float));
+            }
+        }
+    }
+    g->pos = W;  // full ring: the next token goes to slot 0, over the oldest entry
+}
+
+static int gen_child(void *ctx, double *out) {
+    const GenJob *j = ctx;
+    Config c;
+    bench_config(&c, j->kind, LAYERS, HEADS, D_MODEL, FAR, 1, POS_NONE);
+    Model m;
+    model_build(&m, &c, BENCH_VOCAB);
+    GenCtx x;
+    generator_init(&x.g, &m);
+    sampler_init(&x.s, m.V, 1.0f, 0, 1);
+    x.tok = 0;
+
+    // each timed burst around 64 costs 4x its time in untimed set-up (64 steps):
+    // a quarter of the usual timing budget keeps the part short
+    BenchOpts o = *j->o;
+    o.min_seconds /= 4;
+    BenchTime near = bench_time(&o, restart_to_near, burst, &x);
+    out[OUT_NEAR_S] = near.median / BURST;
+    out[OUT_NEAR_REPS] = near.reps;
+    out[OUT_NEAR_CPU] = near.cpu_share;
+    out[OUT_NEAR_CPU_S] = near.cpu_median / BURST;
+    out[OUT_NEAR_STATE] = (double)generator_state_bytes_used(&x.g);
+
+    // a kind whose state grows with the window is a cache (softmax)
+    int cache = m.kind->state_floats(&m.acfg, 1) != m.kind->state_floats(&m.acfg, 2);
+    double t0 = bench_now();
+    restart_to_near(&x);
+    if (cache && !strcmp(m.kind->name, "softmax")) {
+        fill_cache_by_copy(&x.g, NEAR);
+        out[OUT_HOW] = HOW_COPY;
+    } else if (!cache && j->o->quick) {
+        x.g.pos = FAR;
+        out[OUT_HOW] = HOW_JUMP;
+    } else {
+        steps(&x, FAR - NEAR);
+        out[OUT_HOW] = HOW_STEPS;
+    }
+    out[OUT_FILL_S] = bench_now() - t0;
+    BenchTime far = bench_time(&o, NULL, burst, &x);
+    out[OUT_FAR_S] = far.median / BURST;
+    out[OUT_FAR_REPS] = far.reps;
+    out[OUT_FAR_CPU] = far.cpu_share;
+    out[OUT_FAR_CPU_S] = far.cpu_median / BURST;
+    out[OUT_FAR_STATE] = (double)generator_state_bytes_used(&x.g);
+
+    sampler_free(&x.s);
+    generator_free(&x.g);
+    model_free(&m);
+    return 0;
+}
+
+int bench_part_generate(const BenchOpts *o) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/generate.csv", o->out);
+    AtomicFile a;
+    int rc = atomic_open(&a, path);
+    if (rc) return rc;
+    fprintf(a.f, "kind,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,how\n");
+
+    printf("== Generation: generator_step + sampler_next per token, 1 thread (as `sample`) ==\n"
+           "  model: layers %d, heads %d, d_model %d, ffn 4, vocab %d, pos none, block_size (KV window) %d\n"
+           "  time: median of timed bursts of %d tokens, wall clock (tokens/s) and CPU time; state:\n"
+           "  attention cache/state in use\n\n",
+           LAYERS, HEADS, D_MODEL, BENCH_VOCAB, FAR, BURST);
+    printf("  %-13s %22s %8s %10s %22s %8s %10s  %s\n", "kind", "@64: us/tok (tok/s)", "cpu us", "state",
+           "@16384: us/tok (tok/s)", "cpu us", "state", "how 16384 was reached");
+    for (int k = 0; k < o->n_kinds; k++) {
+        GenJob j = {.o = o, .kind = o->kinds[k]};
+        BenchResult r;
+        if (bench_in_child(gen_child, &j, &r)) {
+            printf("  %-13s failed: %s\n", o->kinds[k], err_msg());
+            fprintf(a.f, "%s,%d,,,,,,,failed\n%s,%d,,,,,,,failed\n", o->kinds[k], NEAR, o->kinds[k], FAR);
+            continue;
+        }
+        const double *v = r.out;
+        char s1[32], s2[32], c1[32], c2[32], how[96];
+        format_bytes(s1, sizeof s1, v[OUT_NEAR_STATE]);
+        format_bytes(s2, sizeof s2, v[OUT_FAR_STATE]);
+        snprintf(c1, sizeof c1, "%.1f (%.0f)", v[OUT_NEAR_S] * 1e6, 1.0 / v[OUT_NEAR_S]);
+        snprintf(c2, sizeof c2, "%.1f (%.0f)", v[OUT_FAR_S] * 1e6, 1.0 / v[OUT_FAR_S]);
+        const char *hw = HOW[(int)v[OUT_HOW]];
+        snprintf(how, sizeof how, "%s (%.1f s)", hw, v[OUT_FILL_S]);
+        printf("  %-13s %22s %8.1f %10s %22s %8.1f %10s  %s\n", o->kinds[k], c1, v[OUT_NEAR_CPU_S] * 1e6, s1,
+               c2, v[OUT_FAR_CPU_S] * 1e6, s2, how);
+        fflush(stdout);
+        fprintf(a.f, "%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,real steps\n", o->kinds[k], NEAR,
+                (int)v[OUT_NEAR_REPS], v[OUT_NEAR_S] * 1e6, 1.0 / v[OUT_NEAR_S], v[OUT_NEAR_CPU],
+                v[OUT_NEAR_CPU_S] * 1e6, v[OUT_NEAR_STATE]);
+        fprintf(a.f, "%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%s\n", o->kinds[k], FAR, (int)v[OUT_FAR_REPS],
+                v[OUT_FAR_S] * 1e6, 1.0 / v[OUT_FAR_S], v[OUT_FAR_CPU], v[OUT_FAR_CPU_S] * 1e6, v[OUT_FAR_STATE],
+                hw);
+    }
+    printf("\n");
+    return atomic_commit(&a);
+}

@@ -1,0 +1,271 @@
+// bench_profile.c — part "profile": where the time of a training step goes.
+//
+// The step is the one part "train" times (forward, backward, gradient norm,
+// AdamW) on the same two model sizes. The tape's per-node clocks
+// (tape_profile_start) time every node of the forward and of the backward;
+// nodes are grouped by their role in the block — the tensor name with its
+// layer prefix dropped ("h.2.attn.qkv" -> "attn.qkv") — so all layers of one
+// role add up to one row. The machine may be shared, so shares and rates are
+// by CPU time (the process's, all pool threads), which other processes'
+// time slices do not inflate; wall figures are printed beside them:
+//   % step   its CPU time over the step's (the rows sum to 100 %)
+//   wall     its wall time, and wait: the part of it the calling thread spent
+//            waiting for pool workers after its own share (imbalance +
+//            wake-up latency; CPU-free, so only in wall time)
+//   GFLOP/s  its FLOPs (as bench_flops.c counts them) per CPU-second, and
+//   % busy   that over one thread's FMA peak (the peak part, by CPU time):
+//            the "busy" measure of part "train", per op
+//   GB/s     for element-wise ops, the bytes a minimal implementation must
+//            move (each input read once, each output written once, a += as
+//            read + write) per CPU-second; % bw is that over the measured
+//            one-thread DRAM read bandwidth. Activations of the baby model sit
+//            in cache, so these can exceed 100 %: it says how far from "free"
+//            an op is, not that it is memory-bound.
+// Means over the profiled steps (after one untimed warm-up step).
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/bench.h"
+#include "train/optimizer.h"
+#include "util/atomic_file.h"
+#include "util/err.h"
+#include "util/pool.h"
+
+// ---- rows ----------------------------------------------------------------------
+
+static const char *const ROLES[] = {"embed",  "ln_1",     "attn.qkv", "attn",          "attn.ln_head", "attn.proj",
+                                    "attn.residual", "ln_2", "mlp.fc", "mlp.gelu",    "mlp.proj",     "mlp.residual",
+                                    "ln_f",   "logits",   "loss",     "other"};
+enum { N_ROLES = sizeof ROLES / sizeof ROLES[0] };
+// rows: forward roles, backward roles, then the step's parts outside the tape
+enum { ROW_ZERO = 2 * N_ROLES, ROW_NORM, ROW_ADAM, N_ROWS };
+enum { F_WALL, F_CPU, F_WAIT, F_FLOPS, F_BYTES, N_FIELDS };  // per step
+enum { OUT_STEP_WALL = N_ROWS * N_FIELDS, OUT_STEP_CPU, OUT_STEPS, OUT_TOTAL };
+_Static_assert(OUT_TOTAL <= BENCH_CHILD_OUT, "profile rows do not fit the child's result");
+
+static int role_of(const char *name) {
+    if (!strncmp(name, "h.", 2)) {  // "h.<layer>.<role>"
+        const char *dot = strchr(name + 2, '.');
+        if (dot) name = dot + 1;
+    }
+    for (int r = 0; r < N_ROLES - 1; r++)
+        if (!strcmp(name, ROLES[r])) return r;
+    return N_ROLES - 1;
+}
+
+// ---- work per node -------------------------------------------------------------
+
+// FLOPs and bytes of one node, forward (dir 0) or backward (dir 1).
+static void node_work(const Node *n, int dir, const BenchFlops *f, const Model *m, size_t tokens,
+                      double *flops, double *bytes) {
+    const char *op = n->op->name;
+    double e = 4.0 * (double)n->out->n;  // bytes of the output tensor
+    *flops = *bytes = 0;
+    if (!strcmp(op, "matmul")) {
+        double mnk = 2.0 * (double)n->in[0]->rows * (double)n->in[0]->cols * (double)n->in[1]->rows;
+        *flops = dir == 0 ? mnk : mnk * ((n->in[0]->grad != NULL) + (n->in[1]->grad != NULL));
+    } else if (!strcmp(op, "attention")) {
+        double per_layer = (double)tokens / (double)m->L;
+        *flops = (dir == 0 ? f->attention_fwd : f->attention - f->attention_fwd) * per_layer;
+    } else if (!strcmp(op, "embed")) {
+        *bytes = dir == 0 ? 3 * e : 5 * e;  // rows of wte, wpe -> out; dout -> dwte, dwpe (+=)
+    } else if (!strcmp(op, "layernorm") || !strcmp(op, "gelu")) {
+        *bytes = dir == 0 ? 2 * e : 4 * e;  // x -> out; dout, x -> dx (+=)
+    } else if (!strcmp(op, "add")) {
+        *bytes = dir == 0 ? 3 * e : 6 * e;  // a, b -> out; dout -> da, db (+=)
+    } else if (!strcmp(op, "crossentropy")) {
+        double nv = 4.0 * (double)n->in[0]->n;
+        *bytes = dir == 0 ? 2 * nv : 3 * nv;  // logits -> probs; probs -> dlogits (+=)
+    }
+}
+
+// ---- the measuring child -------------------------------------------------------
+
+typedef struct {
+    const BenchOpts *o;
+    const char *kind;
+    const BenchSize *size;
+} ProfJob;
+
+typedef struct {
+    double wall, cpu;
+} Clock2;
+
+static Clock2 clock2(void) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    return (Clock2){(double)a.tv_sec + 1e-9 * (double)a.tv_nsec, (double)b.tv_sec + 1e-9 * (double)b.tv_nsec};
+}
+
+static void row_add(double *out, int row, Clock2 a, double wait0) {
+    Clock2 b = clock2();
+    out[row * N_FIELDS + F_WALL] += b.wall - a.wall;
+    out[row * N_FIELDS + F_CPU] += b.cpu - a.cpu;
+    out[row * N_FIELDS + F_WAIT] += pool_wait_seconds() - wait0;
+}
+
+static int profile_child(void *ctx, double *out) {
+    const ProfJob *j = ctx;
+    pool_init(j->o->threads);
+    BenchTrainer x;
+    bench_trainer_init(&x, j->size, j->kind);
+    Model *m = &x.m;
+    Graph *g = &x.g;
+    size_t T = (size_t)j->size->block_size, tokens = T * (size_t)j->size->batch_size;
+    for (int i = 0; i < OUT_TOTAL; i++) out[i] = 0;
+
+    double norm = 0;
+    graph_forward_backward(g, m);  // warm-up: first touch, pool threads awake
+    adamw_step(&x.opt, m, x.c.lr, ++x.t, grad_norm(m));
+    Tape *tp = &g->tape;
+    tape_profile_start(tp);
+    int steps = 0;
+    double total = 0;
+    while (steps < j->o->max_reps && (steps < j->o->min_reps || total < j->o->min_seconds)) {
+        Clock2 s0 = clock2();
+        graph_forward_backward(g, m);
+        Clock2 a = clock2();
+        double w0 = pool_wait_seconds();
+        norm = grad_norm(m);
+        row_add(out, ROW_NORM, a, w0);
+        a = clock2();
+        w0 = pool_wait_seconds();
+        adamw_step(&x.opt, m, x.c.lr, ++x.t, norm);
+        row_add(out, ROW_ADAM, a, w0);
+        Clock2 s1 = clock2();
+        out[OUT_STEP_WALL] += s1.wall - s0.wall;
+        out[OUT_STEP_CPU] += s1.cpu - s0.cpu;
+        total += s1.wall - s0.wall;
+        steps++;
+    }
+
+    BenchFlops f = bench_flops_per_token(m, T);
+    for (size_t i = 0; i < tp->n_nodes; i++) {
+        const Node *n = &tp->nodes[i];
+        int r = role_of(n->out->name);
+        for (int dir = 0; dir < 2; dir++) {
+            const NodeClock *k = dir == 0 ? &tp->clock_fwd[i] : &tp->clock_bwd[i];
+            if (!k->calls) continue;
+            double *row = out + (dir * N_ROLES + r) * N_FIELDS, fl, by;
+            row[F_WALL] += k->wall;
+            row[F_CPU] += k->cpu;
+            row[F_WAIT] += k->wait;
+            node_work(n, dir, &f, m, tokens, &fl, &by);
+            row[F_FLOPS] += fl * (double)k->calls / steps;  // per step, like the times below
+            row[F_BYTES] += by * (double)k->calls / steps;
+        }
+    }
+    double *z = out + ROW_ZERO * N_FIELDS;
+    z[F_WALL] = tp->clock_zero.wall;
+    z[F_CPU] = tp->clock_zero.cpu;
+    z[F_WAIT] = tp->clock_zero.wait;
+    // parameter gradients too: graph_forward_backward clears them just before
+    z[F_BYTES] = 4.0 * (double)tp->act_floats;
+    out[ROW_NORM * N_FIELDS + F_BYTES] = 4.0 * (double)m->n_floats;
+    out[ROW_ADAM * N_FIELDS + F_BYTES] = 7 * 4.0 * (double)m->n_floats;  // p, g, m, v in; p, m, v out
+    for (int r = 0; r < N_ROWS; r++)
+        for (int fi = F_WALL; fi <= F_WAIT; fi++) out[r * N_FIELDS + fi] /= steps;
+    out[OUT_STEP_WALL] /= steps;
+    out[OUT_STEP_CPU] /= steps;
+    out[OUT_STEPS] = steps;
+    tape_profile_stop(tp);
+    bench_trainer_free(&x);
+    pool_shutdown();
+    return 0;
+}
+
+// ---- the table -----------------------------------------------------------------
+
+static const char *row_name(int r, const char **dir) {
+    if (r < N_ROLES) {
+        *dir = "fwd";
+        return ROLES[r];
+    }
+    if (r < 2 * N_ROLES) {
+        *dir = "bwd";
+        return ROLES[r - N_ROLES];
+    }
+    *dir = r == ROW_ZERO ? "bwd" : "step";
+    return r == ROW_ZERO ? "zero act grads" : r == ROW_NORM ? "grad norm" : "AdamW";
+}
+
+static void print_row(FILE *csv, const BenchOpts *o, const char *label, const char *kind, const char *name,
+                      const char *dir, const double *v, double step_cpu) {
+    char gf[16] = "", bz[16] = "", gb[16] = "", bw[16] = "";
+    double gflops = NAN, gbs = NAN, busy = NAN;
+    if (v[F_FLOPS] > 0 && v[F_CPU] > 0) {
+        gflops = v[F_FLOPS] / v[F_CPU] * 1e-9;
+        busy = 100.0 * gflops / o->peak_1;
+        snprintf(gf, sizeof gf, "%.1f", gflops);
+        snprintf(bz, sizeof bz, "%.0f%%", busy);
+    }
+    if (v[F_BYTES] > 0 && v[F_CPU] > 0) {
+        gbs = v[F_BYTES] / v[F_CPU] * 1e-9;
+        snprintf(gb, sizeof gb, "%.1f", gbs);
+        snprintf(bw, sizeof bw, "%.0f%%", 100.0 * gbs / o->mem_gbs);
+    }
+    printf("  %-15s %-4s %6.1f%% %9.3f %9.3f %7.3f %8s %6s %7s %6s\n", name, dir, 100.0 * v[F_CPU] / step_cpu,
+           v[F_CPU] * 1e3, v[F_WALL] * 1e3, v[F_WAIT] * 1e3, gf, bz, gb, bw);
+    fprintf(csv, "%s,%s,%d,%s,%s,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%.4g\n", label, kind, o->threads, name,
+            dir, v[F_CPU] * 1e3, 100.0 * v[F_CPU] / step_cpu, v[F_WALL] * 1e3, v[F_WAIT] * 1e3, v[F_FLOPS],
+            v[F_BYTES], gflops, busy, gbs, o->mem_gbs > 0 ? 100.0 * gbs / o->mem_gbs : NAN);
+}
+
+int bench_part_profile(const BenchOpts *o) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/profile.csv", o->out);
+    AtomicFile a;
+    int rc = atomic_open(&a, path);
+    if (rc) return rc;
+    fprintf(a.f, "config,kind,threads,op,direction,cpu_ms_per_step,pct_of_step_cpu,wall_ms_per_step,pool_wait_ms,"
+                 "flops_per_step,bytes_per_step,gflops,pct_busy,gbs,pct_of_membw\n");
+    printf("== Profile: one training step per op (tape clocks per node, all layers of a role summed), %d threads ==\n"
+           "  By CPU time (all threads; robust to other processes): %% step, cpu ms, GFLOP/s and GB/s per\n"
+           "  CPU-second. %% busy: GFLOP/s over one thread's FMA peak (%.1f GFLOP/s). wall ms: the op's wall\n"
+           "  time; wait: of that, the caller waiting for pool workers. GB/s: bytes an element-wise op must\n"
+           "  move; %% bw: over the 1-thread DRAM read bandwidth (%.1f GB/s; data in cache can beat it).\n",
+           o->threads, o->peak_1, o->mem_gbs);
+    for (size_t si = 0; si < BENCH_N_SIZES; si++) {
+        if (!(o->sizes & (1 << si))) continue;
+        const BenchSize *s = &BENCH_SIZES[si];
+        char label[64];
+        bench_size_label(label, sizeof label, s);
+        for (int k = 0; k < o->n_kinds; k++) {
+            ProfJob j = {.o = o, .kind = o->kinds[k], .size = s};
+            BenchResult r;
+            printf("\n  %s, %s\n", label, o->kinds[k]);
+            if (bench_in_child(profile_child, &j, &r)) {
+                printf("  failed: %s\n", err_msg());
+                continue;
+            }
+            const double *v = r.out;
+            double step = v[OUT_STEP_WALL];
+            printf("  %-15s %-4s %7s %9s %9s %7s %8s %6s %7s %6s\n", "op", "dir", "% step", "cpu ms", "wall ms",
+                   "wait", "GFLOP/s", "% busy", "GB/s", "% bw");
+            double sum[N_FIELDS] = {0};
+            for (int row = 0; row < N_ROWS; row++) {
+                const double *x = v + row * N_FIELDS;
+                for (int fi = 0; fi < N_FIELDS; fi++)
+                    if (!isnan(x[fi])) sum[fi] += x[fi];  // NaN: attention FLOPs of an unmodelled kind
+                if (x[F_WALL] == 0 && x[F_FLOPS] == 0) continue;  // a role this model does not have
+                const char *dir, *name = row_name(row, &dir);
+                print_row(a.f, o, s->name, o->kinds[k], name, dir, x, v[OUT_STEP_CPU]);
+            }
+            double untimed[N_FIELDS] = {0};
+            untimed[F_WALL] = step - sum[F_WALL];
+            untimed[F_CPU] = v[OUT_STEP_CPU] - sum[F_CPU];
+            print_row(a.f, o, s->name, o->kinds[k], "between ops", "step", untimed, v[OUT_STEP_CPU]);
+            double all[N_FIELDS] = {step, v[OUT_STEP_CPU], sum[F_WAIT], sum[F_FLOPS], 0};
+            print_row(a.f, o, s->name, o->kinds[k], "whole step", "step", all, v[OUT_STEP_CPU]);
+            printf("  pool waits: %.3f ms of %.3f ms (%.1f%%); CPU %.3f ms/step; %d steps profiled\n",
+                   sum[F_WAIT] * 1e3, step * 1e3, 100.0 * sum[F_WAIT] / step, v[OUT_STEP_CPU] * 1e3,
+                   (int)v[OUT_STEPS]);
+            fflush(stdout);
+        }
+    }
+    printf("\n");
+    return atomic_commit(&a);
+}

@@ -1,0 +1,151 @@
+// bench_train.c — part "train": tokens/s of full training steps (forward,
+// backward, gradient norm, AdamW) for two model sizes and each kind, the
+// GFLOP/s that is (FLOPs from bench_flops.c) and its share of the measured
+// all-threads FMA peak. Printed and written to throughput.csv.
+//
+// The batch is random tokens, drawn once: a step's cost does not depend on the
+// token values, and leaving the data loader out measures the model alone.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "train/optimizer.h"
+#include "util/atomic_file.h"
+#include "util/err.h"
+#include "util/format_bytes.h"
+#include "util/pool.h"
+
+const BenchSize BENCH_SIZES[BENCH_N_SIZES] = {
+    {"baby", 4, 4, 128, 64, 12},     // configs/*.ini: nanoGPT's CPU Shakespeare settings
+    {"large", 6, 6, 384, 256, 8},   // nanoGPT's Shakespeare GPU settings, smaller batch
+};
+
+enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_DENSE, OUT_ATTN, OUT_PARAMS, OUT_ALLOC, OUT_CPU,
+       OUT_CPU_MEDIAN };
+
+typedef struct {
+    const BenchOpts *o;
+    const char *kind;
+    const BenchSize *size;
+} TrainJob;
+
+void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind) {
+    memset(x, 0, sizeof *x);
+    bench_config(&x->c, kind, s->layers, s->heads, s->d_model, s->block_size, s->batch_size, POS_LEARNED);
+    size_t B = (size_t)s->batch_size, T = (size_t)s->block_size;
+    model_build(&x->m, &x->c, BENCH_VOCAB);
+    adamw_init(&x->opt, &x->m);
+    graph_build(&x->g, &x->m, B, T);
+    bench_random_tokens(x->g.tokens, B * T, BENCH_VOCAB, 1);
+    bench_random_tokens(x->g.targets, B * T, BENCH_VOCAB, 2);
+}
+
+void bench_trainer_free(BenchTrainer *x) {
+    graph_free(&x->g);
+    adamw_free(&x->opt);
+    model_free(&x->m);
+}
+
+void bench_size_label(char *buf, size_t cap, const BenchSize *s) {
+    snprintf(buf, cap, "%s L%d H%d C%d T%d B%d", s->name, s->layers, s->heads, s->d_model, s->block_size,
+             s->batch_size);
+}
+
+static void train_step(void *ctx) {
+    BenchTrainer *x = ctx;
+    graph_forward_backward(&x->g, &x->m);
+    double norm = grad_norm(&x->m);
+    adamw_step(&x->opt, &x->m, x->c.lr, ++x->t, norm);
+}
+
+static int train_child(void *ctx, double *out) {
+    const TrainJob *j = ctx;
+    pool_init(j->o->threads);
+    BenchTrainer x;
+    bench_trainer_init(&x, j->size, j->kind);
+    BenchTime t = bench_time(j->o, NULL, train_step, &x);
+    BenchFlops f = bench_flops_per_token(&x.m, (size_t)j->size->block_size);
+    out[OUT_MEDIAN] = t.median;
+    out[OUT_MIN] = t.min;
+    out[OUT_MAX] = t.max;
+    out[OUT_REPS] = t.reps;
+    out[OUT_CPU] = t.cpu_share;
+    out[OUT_CPU_MEDIAN] = t.cpu_median;
+    out[OUT_DENSE] = f.dense;
+    out[OUT_ATTN] = f.attention;
+    out[OUT_PARAMS] = (double)x.m.n_weights;
+    out[OUT_ALLOC] = bench_model_graph_bytes(&x.m, &x.g) + 2.0 * 4.0 * (double)x.m.n_floats;  // + Adam m, v
+    bench_trainer_free(&x);
+    pool_shutdown();
+    return 0;
+}
+
+int bench_part_train(const BenchOpts *o) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/throughput.csv", o->out);
+    AtomicFile a;
+    int rc = atomic_open(&a, path);
+    if (rc) return rc;
+    fprintf(a.f, "config,kind,layers,heads,d_model,block_size,batch_size,params,reps,step_s_median,"
+                 "step_s_min,step_s_max,tokens_per_s,flops_per_token_dense,flops_per_token_attention,"
+                 "gflops,peak_gflops,pct_of_peak,cpu_share,cpu_s_median,pct_of_peak_while_running,peak_rss_bytes,"
+                 "alloc_bytes\n");
+
+    printf("== Training throughput: full steps (forward + backward + AdamW), %d threads ==\n", o->threads);
+    printf("  FLOPs per token: 6 x matmul weights (tied head included) + attention as its kernels\n"
+           "  execute it (src/tools/bench_flops.c). Step time: median of n timed steps after one warm-up.\n"
+           "  %% peak: GFLOP/s (wall clock) / the %d-thread FMA peak by CPU time, %.1f GFLOP/s.\n"
+           "  cpu%%: CPU time / (wall x threads); well under 100%% means other processes had the cores.\n"
+           "  %% busy: FLOPs per CPU-second / one thread's share of the peak: how much of the FMA rate the\n"
+           "  threads reach while they run (load-independent; idle waiting is not counted).\n\n",
+           o->threads, o->peak_all);
+    printf("  %-26s %-13s %9s %10s %8s %7s %10s %5s %5s %7s %10s\n", "config", "kind", "tokens/s", "MFLOP/tok",
+           "GFLOP/s", "% peak", "step ms", "n", "cpu%", "% busy", "peak RSS");
+    for (size_t si = 0; si < BENCH_N_SIZES; si++) {
+        if (!(o->sizes & (1 << si))) continue;
+        const BenchSize *s = &BENCH_SIZES[si];
+        char label[64];
+        bench_size_label(label, sizeof label, s);
+        for (int k = 0; k < o->n_kinds; k++) {
+            TrainJob j = {.o = o, .kind = o->kinds[k], .size = s};
+            BenchResult r;
+            if (bench_in_child(train_child, &j, &r)) {
+                printf("  %-26s %-13s failed: %s\n", label, o->kinds[k], err_msg());
+                fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,,,\n", s->name, o->kinds[k], s->layers,
+                        s->heads, s->d_model, s->block_size, s->batch_size);
+                continue;
+            }
+            const double *v = r.out;
+            double tokens = (double)s->block_size * s->batch_size;
+            double tok_s = tokens / v[OUT_MEDIAN];
+            double flops = v[OUT_DENSE] + v[OUT_ATTN];
+            double gflops = flops * tok_s * 1e-9;
+            double pct = o->peak_all > 0 ? 100.0 * gflops / o->peak_all : NAN;
+            double per_thread_peak = o->peak_all / o->threads;
+            double busy = o->peak_all > 0 ? 100.0 * flops * tokens / v[OUT_CPU_MEDIAN] * 1e-9 / per_thread_peak
+                                          : NAN;
+            char rss[32];
+            format_bytes(rss, sizeof rss, r.peak_rss);
+            // a kind whose attention FLOPs bench_flops.c does not model gets "n/a", not a guess
+            char mf[16] = "n/a", gf[16] = "n/a", pc[16] = "n/a", bz[16] = "n/a";
+            if (!isnan(flops)) {
+                snprintf(mf, sizeof mf, "%.2f", flops * 1e-6);
+                snprintf(gf, sizeof gf, "%.1f", gflops);
+                snprintf(pc, sizeof pc, "%.1f%%", pct);
+                snprintf(bz, sizeof bz, "%.1f%%", busy);
+            }
+            printf("  %-26s %-13s %9.0f %10s %8s %7s %10.2f %5d %4.0f%% %7s %10s\n", label, o->kinds[k], tok_s,
+                   mf, gf, pc, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], bz, rss);
+            fflush(stdout);
+            fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.6g,%.2f,"
+                         "%.0f,%.0f\n",
+                    s->name, o->kinds[k], s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
+                    v[OUT_PARAMS], (int)v[OUT_REPS], v[OUT_MEDIAN], v[OUT_MIN], v[OUT_MAX], tok_s,
+                    v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, v[OUT_CPU], v[OUT_CPU_MEDIAN], busy,
+                    r.peak_rss, v[OUT_ALLOC]);
+        }
+    }
+    printf("\n");
+    return atomic_commit(&a);
+}

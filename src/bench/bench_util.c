@@ -1,0 +1,221 @@
+// bench_util.c — timing, child processes and the benchmark models of `bench`.
+#define _DEFAULT_SOURCE  // wait4
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench.h"
+#include "util/err.h"
+#include "util/pool.h"
+#include "util/rng.h"
+
+// ============================================================================
+// Timing
+// ============================================================================
+
+double bench_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double bench_cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *t, int n) {
+    qsort(t, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx) {
+    int cap = o->max_reps > 0 ? o->max_reps : 1;
+    double *t = xcalloc((size_t)cap, sizeof(double)), *c = xcalloc((size_t)cap, sizeof(double));
+    // warm-up: first touch of every buffer, caches, the pool's threads waking
+    if (setup) setup(ctx);
+    body(ctx);
+    int n = 0;
+    double total = 0, cpu = 0;
+    while (n < cap && (n < o->min_reps || total < o->min_seconds)) {
+        if (setup) setup(ctx);
+        double c0 = bench_cpu_now(), t0 = bench_now();
+        body(ctx);
+        t[n] = bench_now() - t0;
+        c[n] = bench_cpu_now() - c0;
+        cpu += c[n];
+        total += t[n++];
+    }
+    // (initialisers are not sequenced: sort first, then read the extremes)
+    double med = median_of(t, n), cpu_med = median_of(c, n);
+    BenchTime r = {.median = med, .min = t[0], .max = t[n - 1], .reps = n, .cpu_median = cpu_med,
+                   .cpu_share = cpu / (total * (double)pool_threads())};
+    free(t);
+    free(c);
+    return r;
+}
+
+// ============================================================================
+// Child processes
+// ============================================================================
+
+typedef struct {
+    int rc;
+    char msg[1024];
+    double out[BENCH_CHILD_OUT];
+} ChildMsg;
+
+static int write_all(int fd, const void *p, size_t n) {
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static size_t read_all(int fd, void *p, size_t n) {
+    char *c = p;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, c + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    return got;
+}
+
+int bench_in_child(BenchChildFn fn, void *ctx, BenchResult *res) {
+    memset(res, 0, sizeof *res);
+    int fd[2];
+    if (pipe(fd) != 0) return err_set(ERR_RUNTIME, "bench: pipe: %s", strerror(errno));
+    fflush(stdout);  // the child must not flush the parent's buffered output again
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return err_set(ERR_RUNTIME, "bench: fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        ChildMsg m;
+        memset(&m, 0, sizeof m);
+        for (int i = 0; i < BENCH_CHILD_OUT; i++) m.out[i] = NAN;
+        err_clear();
+        m.rc = fn(ctx, m.out);
+        if (m.rc) snprintf(m.msg, sizeof m.msg, "%s", err_msg());
+        int bad = write_all(fd[1], &m, sizeof m);
+        _exit(bad ? 1 : 0);  // no atexit handlers, no stdio flush: the parent owns those
+    }
+    close(fd[1]);
+    ChildMsg m;
+    size_t got = read_all(fd[0], &m, sizeof m);
+    close(fd[0]);
+    int st = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(pid, &st, 0, &ru) < 0) {
+        if (errno != EINTR) return err_set(ERR_RUNTIME, "bench: wait4: %s", strerror(errno));
+    }
+    res->peak_rss = (double)ru.ru_maxrss * 1024.0;  // Linux reports KiB
+    if (WIFSIGNALED(st))
+        return err_set(ERR_RUNTIME, "killed by signal %d%s", WTERMSIG(st),
+                       WTERMSIG(st) == SIGKILL ? " (out of memory?)" : "");
+    if (got != sizeof m) {
+        // xmalloc and friends exit(1) after printing their own message
+        return err_set(ERR_RUNTIME, "the measuring process exited with status %d without a result",
+                       WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    }
+    if (m.rc) return err_set(m.rc, "%s", m.msg);
+    memcpy(res->out, m.out, sizeof m.out);
+    return 0;
+}
+
+// ============================================================================
+// Models, tokens, memory
+// ============================================================================
+
+// --chunk: the fast-weight chunk length every benchmark model uses (0 = the
+// config default), so `bench` can find the fastest one
+static int g_chunk;
+void bench_set_chunk(int chunk) { g_chunk = chunk; }
+
+// --set: config overrides applied to every benchmark model after its sizes
+// (e.g. model.heads=1 for a head size of 128, attention.key_norm=l2); a key
+// that a kind does not read changes nothing for that kind
+#define MAX_SETS 16
+static const char *g_sets[MAX_SETS];
+static int g_nsets;
+
+int bench_add_set(const char *assignment) {
+    if (g_nsets == MAX_SETS) return err_set(ERR_USAGE, "bench: --set: at most %d", MAX_SETS);
+    Config c;
+    config_defaults(&c);
+    int rc = config_set(&c, assignment);
+    if (rc) return rc;
+    g_sets[g_nsets++] = assignment;
+    return 0;
+}
+
+void bench_config(Config *c, const char *kind, int layers, int heads, int d_model, int block_size,
+                  int batch_size, PosKind pos) {
+    config_defaults(c);
+    snprintf(c->name, sizeof c->name, "bench_%s", kind);
+    snprintf(c->kind, sizeof c->kind, "%s", kind);
+    c->layers = layers;
+    c->heads = heads;
+    c->d_model = d_model;
+    c->block_size = block_size;
+    c->batch_size = batch_size;
+    c->pos = pos;
+    if (g_chunk > 0) c->chunk = g_chunk;
+    for (int i = 0; i < g_nsets; i++) config_set(c, g_sets[i]);  // checked by bench_add_set
+}
+
+void bench_random_tokens(int *tok, size_t n, size_t V, unsigned long long seed) {
+    Rng r;
+    rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++) tok[i] = (int)rng_below(&r, V);
+}
+
+double bench_model_graph_bytes(const Model *m, const Graph *g) {
+    double model = 2.0 * (double)m->n_floats;  // weights + gradients
+    double tape = 2.0 * (double)g->tape.act_floats + (double)g->tape.saved_floats;  // act, grad, saved
+    return 4.0 * (model + tape) + 2.0 * (double)(g->B * g->T) * sizeof(int);
+}
+
+double bench_available_bytes(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+                fclose(f);
+                return (double)kb * 1024.0;
+            }
+        fclose(f);
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    return pages > 0 && psize > 0 ? (double)pages * (double)psize : INFINITY;
+}

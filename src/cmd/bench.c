@@ -1,0 +1,213 @@
+// bench.c — `lmtrain bench` (SPEC §8): how fast, against what ceiling, and how
+// cost and memory grow with the sequence length.
+//
+//   lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]
+//                 [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]
+//                 [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]
+//                 [--set section.key=value]...
+//
+// Parts (all but "profile" by default, in this order; bench/bench.h lists the files):
+//   peak      FP32 FMA peak, 1 thread and all threads            -> peak.csv
+//             and the 1-thread memory read bandwidth             -> membw.csv
+//   train     training tokens/s, GFLOP/s, % of peak               -> throughput.csv
+//   length    forward + backward time/token and memory vs N       -> cost_vs_length.csv,
+//                                                                    cost_vs_length.svg,
+//                                                                    memory_vs_length.svg
+//   generate  generator_step time/token at positions 64 and 16384 -> generate.csv
+//   profile   a training step's time per op, fwd and bwd          -> profile.csv
+// "train" and "profile" need the peak for their % columns, so they run "peak" too.
+//
+// --sizes: the model sizes of parts "train" and "profile" (bench_train.c).
+//
+// Repetitions adapt to the cost of a point: one warm-up, then timed runs until
+// at least --min-reps runs (3) AND --min-seconds of timing (2 s); medians are
+// reported. --quick: 1 run and 0.1 s, for smoke tests. A point of the length
+// part predicted to need more than --max-point-seconds (300) is skipped.
+//
+// The machine may be shared. Medians resist a few disturbed runs, not cores
+// that other processes keep busy all along, so every part also reports CPU
+// time (which time slices taken by others do not inflate) and cpu% = CPU time /
+// (wall x threads), which shows how much of the machine a figure really had.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attention/attention.h"
+#include "bench/bench.h"
+#include "cmd/commands.h"
+#include "cmd/opt.h"
+#include "util/dirs.h"
+#include "util/err.h"
+
+enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8, PART_PROFILE = 16 };
+
+static const char *USAGE_BENCH =
+    "usage: lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]\n"
+    "                     [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]\n"
+    "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]\n"
+    "                     [--set section.key=value]... (every model; e.g. model.heads=1, attention.key_norm=l2)";
+
+// Calls item(ctx, opt, s, len) for each element of a comma-separated list
+// (the list is not modified); an empty element is an error.
+typedef int (*ItemFn)(void *ctx, const char *opt, const char *s, size_t len);
+
+static int each_item(const char *opt, const char *list, ItemFn item, void *ctx) {
+    const char *p = list;
+    for (;;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        if (len == 0) return err_set(ERR_USAGE, "bench: %s %s: empty element", opt, list);
+        int rc = item(ctx, opt, p, len);
+        if (rc) return rc;
+        if (!c) return 0;
+        p = c + 1;
+    }
+}
+
+static int item_part(void *ctx, const char *opt, const char *s, size_t len) {
+    static const struct { const char *name; int bit; } parts[] = {
+        {"peak", PART_PEAK},         {"train", PART_TRAIN},     {"length", PART_LENGTH},
+        {"generate", PART_GENERATE}, {"profile", PART_PROFILE}};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (strlen(parts[i].name) == len && !strncmp(parts[i].name, s, len)) {
+            *(int *)ctx |= parts[i].bit;
+            return 0;
+        }
+    return err_set(ERR_USAGE, "bench: %s: unknown part '%.*s' (peak, train, length, generate, profile)", opt, (int)len, s);
+}
+
+static int item_kind(void *ctx, const char *opt, const char *s, size_t len) {
+    BenchOpts *o = ctx;
+    for (int i = 0; attn_kinds[i]; i++) {
+        const char *name = attn_kinds[i]->name;
+        if (strlen(name) != len || strncmp(name, s, len)) continue;
+        for (int k = 0; k < o->n_kinds; k++)
+            if (o->kinds[k] == name) return 0;  // listed twice: once is enough
+        if (o->n_kinds == BENCH_MAX_KINDS)
+            return err_set(ERR_USAGE, "bench: %s: at most %d kinds", opt, BENCH_MAX_KINDS);
+        o->kinds[o->n_kinds++] = name;
+        return 0;
+    }
+    char known[256] = "";
+    for (int i = 0; attn_kinds[i]; i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", attn_kinds[i]->name);
+    return err_set(ERR_USAGE, "bench: %s: unknown attention kind '%.*s' (%s)", opt, (int)len, s, known);
+}
+
+static int item_size(void *ctx, const char *opt, const char *s, size_t len) {
+    BenchOpts *o = ctx;
+    for (int i = 0; i < BENCH_N_SIZES; i++)
+        if (strlen(BENCH_SIZES[i].name) == len && !strncmp(BENCH_SIZES[i].name, s, len)) {
+            o->sizes |= 1 << i;
+            return 0;
+        }
+    return err_set(ERR_USAGE, "bench: %s: unknown model size '%.*s' (baby, large)", opt, (int)len, s);
+}
+
+static int item_seq(void *ctx, const char *opt, const char *s, size_t len) {
+    BenchOpts *o = ctx;
+    char buf[32];
+    if (len >= sizeof buf) return err_set(ERR_USAGE, "bench: %s: '%.*s' is not a length", opt, (int)len, s);
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    size_t n;
+    int rc = opt_size("bench", opt, buf, 1, (size_t)1 << 24, &n);
+    if (rc) return rc;
+    // kept sorted and without repeats: the crossover reads them in order
+    int at = 0;
+    while (at < o->n_seq && o->seq[at] < n) at++;
+    if (at < o->n_seq && o->seq[at] == n) return 0;
+    if (o->n_seq == BENCH_MAX_SEQ) return err_set(ERR_USAGE, "bench: %s: at most %d lengths", opt, BENCH_MAX_SEQ);
+    memmove(&o->seq[at + 1], &o->seq[at], (size_t)(o->n_seq - at) * sizeof o->seq[0]);
+    o->seq[at] = n;
+    o->n_seq++;
+    return 0;
+}
+
+static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
+    memset(o, 0, sizeof *o);
+    o->out = "runs/bench";
+    *parts = 0;
+    const char *kinds = NULL, *seq = NULL, *sizes = NULL, *v;
+    size_t threads = 0, min_reps = 0;
+    double min_s = -1, max_point = -1;
+    int rc;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--part")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = each_item(a, v, item_part, parts)))
+                return rc;
+        } else if (!strcmp(a, "--kinds")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &kinds))) return rc;
+        } else if (!strcmp(a, "--sizes")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &sizes))) return rc;
+        } else if (!strcmp(a, "--seq")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &seq))) return rc;
+        } else if (!strcmp(a, "--out")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &o->out))) return rc;
+        } else if (!strcmp(a, "--chunk")) {
+            size_t chunk = 0;
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_size("bench", a, v, 1, 65536, &chunk)))
+                return rc;
+            bench_set_chunk((int)chunk);
+        } else if (!strcmp(a, "--set")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = bench_add_set(v))) return rc;
+        } else if (!strcmp(a, "--quick")) {
+            o->quick = 1;
+        } else if (!strcmp(a, "--threads")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_size("bench", a, v, 1, 256, &threads)))
+                return rc;
+        } else if (!strcmp(a, "--min-reps")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_size("bench", a, v, 1, 1000, &min_reps)))
+                return rc;
+        } else if (!strcmp(a, "--min-seconds")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_double("bench", a, v, 0, 3600, &min_s)))
+                return rc;
+        } else if (!strcmp(a, "--max-point-seconds")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) ||
+                (rc = opt_double("bench", a, v, 0, 1e6, &max_point)))
+                return rc;
+        } else {
+            return err_set(ERR_USAGE, "bench: unknown option '%s'\n%s", a, USAGE_BENCH);
+        }
+    }
+    if (!*parts) *parts = PART_PEAK | PART_TRAIN | PART_LENGTH | PART_GENERATE;
+    if (*parts & (PART_TRAIN | PART_PROFILE)) *parts |= PART_PEAK;  // % of peak needs the peak
+    if ((rc = each_item("--kinds", kinds ? kinds : "softmax,linear,linear_decay", item_kind, o))) return rc;
+    if ((rc = each_item("--sizes", sizes ? sizes : "baby,large", item_size, o))) return rc;
+    if ((rc = each_item("--seq", seq ? seq : "256,1024,4096,16384", item_seq, o))) return rc;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = threads ? (int)threads : cores > 0 ? (int)cores : 1;
+    o->min_reps = min_reps ? (int)min_reps : o->quick ? 1 : 3;
+    o->min_seconds = min_s >= 0 ? min_s : o->quick ? 0.1 : 2.0;
+    o->max_reps = 10000;
+    if (o->max_reps < o->min_reps) o->max_reps = o->min_reps;
+    o->max_point_s = max_point >= 0 ? max_point : o->quick ? 60 : 300;
+    return 0;
+}
+
+int cmd_bench(int argc, char **argv) {
+    BenchOpts o;
+    int parts, rc = parse(argc, argv, &o, &parts);
+    if (rc) return rc;
+    if ((rc = make_dirs(o.out))) return rc;
+    double t0 = bench_now();
+    printf("lmtrain bench: %d threads, results in %s/ (timings on a shared machine vary from run to run)\n\n",
+           o.threads, o.out);
+    fflush(stdout);
+    if (!rc && (parts & PART_PEAK)) rc = bench_part_peak(&o);
+    if (!rc && (parts & PART_TRAIN)) rc = bench_part_train(&o);
+    if (!rc && (parts & PART_LENGTH)) rc = bench_part_length(&o);
+    if (!rc && (parts & PART_GENERATE)) rc = bench_part_generate(&o);
+    if (!rc && (parts & PART_PROFILE)) rc = bench_part_profile(&o);
+    if (rc) return err_wrap(rc, "bench: ");
+    char files[256] = "";
+    if (parts & PART_PEAK) strcat(files, " peak.csv membw.csv");
+    if (parts & PART_TRAIN) strcat(files, " throughput.csv");
+    if (parts & PART_LENGTH) strcat(files, " cost_vs_length.csv cost_vs_length.svg memory_vs_length.svg");
+    if (parts & PART_GENERATE) strcat(files, " generate.csv");
+    if (parts & PART_PROFILE) strcat(files, " profile.csv");
+    printf("bench done in %.0f s; written to %s/:%s\n", bench_now() - t0, o.out, files);
+    return 0;
+}

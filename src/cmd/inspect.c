@@ -1,0 +1,498 @@
+// inspect.c — `lmtrain inspect --run DIR`: fast-weight diagnostics (SPEC §7).
+//
+//   lmtrain inspect --run DIR [--stretch N] [--drift-tokens N] [--seed S]
+//
+// For a trained run, in this order:
+//   1. λ per head and its memory horizon 1/(1-λ)            (linear_decay)
+//   2. ||S|| and ||z|| against position on a long validation stretch
+//   3. the largest difference between the training (chunkwise / tiled) and
+//      generation (recurrent / KV-cache) forms
+//   4. drift of a float16-rounded state against the float32 state over
+//      --drift-tokens generated tokens: why the state must be float32
+//   5. KV-cache bytes vs fast-weight state bytes against length
+// Tables go to stdout and DIR/inspect/report.txt; every curve also to a CSV
+// and an SVG in DIR/inspect/. Items 2 and 4 read the state as S | z per head
+// (linear, linear_decay) and are skipped with a note for other kinds; item 1
+// applies to kinds with a decay.
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "cmd/inspect_probe.h"
+#include "cmd/opt.h"
+#include "cmd/run_load.h"
+#include "format/svg.h"
+#include "util/atomic_file.h"
+#include "util/dirs.h"
+#include "util/err.h"
+#include "util/format_bytes.h"
+#include "util/pool.h"
+
+typedef struct {
+    const char *run;
+    size_t stretch, drift_tokens;
+    uint64_t seed;
+} InspectOpts;
+
+typedef struct {
+    LoadedRun *r;
+    Model *m;
+    char dir[4300];   // DIR/inspect
+    AtomicFile rep;   // report.txt
+    int fw;           // the state has the S | z per head layout (probe_has_fw_state)
+    int cache;        // the kind generates from a KV cache (its memory grows with length)
+} Inspect;
+
+// why a state section does not apply to this kind
+static void skip_state(Inspect *in);
+
+// ============================================================================
+// Output: every table line to stdout and report.txt; CSV and SVG files
+// ============================================================================
+
+static void out(Inspect *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out(Inspect *in, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    va_start(ap, fmt);
+    vfprintf(in->rep.f, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+}
+
+static void file_path(char *buf, size_t cap, const Inspect *in, const char *name) {
+    snprintf(buf, cap, "%s/%s", in->dir, name);
+}
+
+// A CSV of columns x, y[0], y[1], ... with one row per x; NaN/inf as empty.
+static int write_csv(const Inspect *in, const char *name, const char *header, const double *x,
+                     const double *y, size_t rows, size_t cols) {
+    char path[4400];
+    file_path(path, sizeof path, in, name);
+    AtomicFile a;
+    int rc = atomic_open(&a, path);
+    if (rc) return rc;
+    fprintf(a.f, "%s\n", header);
+    for (size_t i = 0; i < rows; i++) {
+        fprintf(a.f, "%.17g", x[i]);
+        for (size_t j = 0; j < cols; j++) {
+            double v = y[i * cols + j];
+            if (isfinite(v)) fprintf(a.f, ",%.9g", v);
+            else fprintf(a.f, ",%s", isnan(v) ? "" : "inf");
+        }
+        fputc('\n', a.f);
+    }
+    return atomic_commit(&a);
+}
+
+// A CSV of per-layer S and z values (rows, L) each: columns first, then
+// S_<what>_layer0.., z_<what>_layer0..
+static int write_sz_csv(const Inspect *in, const char *name, const char *first, const char *what,
+                        const double *x, const double *s, const double *z, size_t rows) {
+    size_t L = in->m->L, cap = 64 + 2 * L * (32 + strlen(what));
+    char *hdr = xcalloc(cap, 1);
+    size_t pos = (size_t)snprintf(hdr, cap, "%s", first);
+    for (int part = 0; part < 2; part++)
+        for (size_t l = 0; l < L; l++)
+            pos += (size_t)snprintf(hdr + pos, cap - pos, ",%s_%s_layer%zu", part ? "z" : "S", what, l);
+    double *y = xcalloc(rows * 2 * L + 1, sizeof(double));  // (rows, 2L)
+    for (size_t i = 0; i < rows; i++)
+        for (size_t l = 0; l < L; l++) {
+            y[i * 2 * L + l] = s[i * L + l];
+            y[i * 2 * L + L + l] = z[i * L + l];
+        }
+    int rc = write_csv(in, name, hdr, x, y, rows, 2 * L);
+    free(y);
+    free(hdr);
+    return rc;
+}
+
+// One series per column of y (rows, cols), labelled "layer j" unless labels given.
+static int write_svg(const Inspect *in, const char *name, const char *title, const char *xl,
+                     const char *yl, int logx, int logy, const double *x, const double *y, size_t rows,
+                     size_t cols, const char *const *labels) {
+    char path[4400], lab[16][32];
+    file_path(path, sizeof path, in, name);
+    size_t ns = cols < 16 ? cols : 16;  // more layers than colours would not read anyway
+    SvgSeries s[16];
+    double *ys = xcalloc(ns * rows + 1, sizeof(double));
+    for (size_t j = 0; j < ns; j++) {
+        for (size_t i = 0; i < rows; i++) ys[j * rows + i] = y[i * cols + j];
+        snprintf(lab[j], sizeof lab[j], "layer %zu", j);
+        s[j] = (SvgSeries){labels ? labels[j] : lab[j], x, ys + j * rows, rows, 0, 0};
+    }
+    SvgChart c = {title, xl, yl, logx, logy};
+    int rc = svg_line_chart(path, &c, s, ns);
+    free(ys);
+    return rc;
+}
+
+// ============================================================================
+// 1. λ per head
+// ============================================================================
+
+static int section_lambda(Inspect *in) {
+    const Model *m = in->m;
+    out(in, "\n== 1. decay λ per head and memory horizon 1/(1-λ) ==\n");
+    if (!m->kind->uses_decay) {
+        if (!in->cache)
+            out(in, "%s has no decay: λ = 1, every token is kept at full weight forever "
+                    "(horizon unbounded; the normaliser z makes the read-out an average)\n",
+                m->kind->name);
+        else
+            out(in, "%s has no fast-weight state and no λ (skipped)\n", m->kind->name);
+        return 0;
+    }
+    out(in, "λ = sigmoid(θ); the weight of a token n steps back is λ^n: it falls to 1/e after\n"
+            "about 1/(1-λ) tokens (the horizon) and to 1/2 after ln 2 / -ln λ (the half-life).%s\n",
+        m->cfg.decay_learnable ? "" : " (decay_learnable = false: λ stayed at decay_init)");
+    out(in, "%6s %5s %10s %10s %12s %12s\n", "layer", "head", "theta", "lambda", "horizon", "half-life");
+    char path[4400];
+    file_path(path, sizeof path, in, "lambda.csv");
+    AtomicFile a;
+    int rc = atomic_open(&a, path);
+    if (rc) return rc;
+    fprintf(a.f, "layer,head,theta,lambda,horizon,half_life\n");
+    for (size_t l = 0; l < m->L; l++)
+        for (size_t h = 0; h < m->H; h++) {
+            double th = m->layer[l].theta->data[h];
+            // 1 - λ = sigmoid(-θ) and -ln λ = softplus(-θ), both without cancellation near λ = 1
+            double lam = 1.0 / (1.0 + exp(-th)), one_minus = 1.0 / (1.0 + exp(th));
+            double neg_log = th > 0 ? log1p(exp(-th)) : -th + log1p(exp(th));
+            double horizon = 1.0 / one_minus, half = log(2.0) / neg_log;
+            out(in, "%6zu %5zu %10.4f %10.6f %12.1f %12.1f\n", l, h, th, lam, horizon, half);
+            fprintf(a.f, "%zu,%zu,%.9g,%.9g,%.9g,%.9g\n", l, h, th, lam, horizon, half);
+        }
+    out(in, "(block_size is %zu: a horizon far beyond it is memory the training windows never used)\n",
+        m->Tmax);
+    rc = atomic_commit(&a);
+    return rc;
+}
+
+static void skip_state(Inspect *in) {
+    if (in->cache) out(in, "%s keeps a KV cache, not a fast-weight state (skipped)\n", in->m->kind->name);
+    else out(in, "%s's state is not laid out as S | z per head (skipped)\n", in->m->kind->name);
+}
+
+// ============================================================================
+// 2. ||S|| and ||z|| against position
+// ============================================================================
+
+// The first n tokens of the validation split: its consecutive windows'
+// inputs, back to back (for recall: the validation sequences one after another).
+static size_t val_stretch(const Dataset *d, size_t T, size_t n, int *tokens) {
+    size_t windows = dataset_eval_windows(d, SPLIT_VAL, T), got = 0;
+    int *in = xcalloc(T, sizeof(int)), *tg = xcalloc(T, sizeof(int));  // (T) each
+    for (size_t w = 0; w < windows && got < n; w++) {
+        size_t take = n - got < T ? n - got : T;
+        dataset_eval_window(d, SPLIT_VAL, w, T, in, tg);
+        memcpy(tokens + got, in, take * sizeof(int));
+        got += take;
+    }
+    free(in);
+    free(tg);
+    return got;
+}
+
+static int section_norms(Inspect *in, size_t stretch) {
+    const Model *m = in->m;
+    out(in, "\n== 2. state norms ||S_i|| and ||z_i|| against position i ==\n");
+    if (!in->fw) {
+        skip_state(in);
+        return 0;
+    }
+    int *tok = xcalloc(stretch ? stretch : 1, sizeof(int));
+    size_t n = val_stretch(in->r->data, m->Tmax, stretch, tok);
+    size_t L = m->L;
+    double *s = xcalloc(n * L + 1, sizeof(double)), *z = xcalloc(n * L + 1, sizeof(double));
+    double *x = xcalloc(n + 1, sizeof(double));
+    probe_state_norms(m, tok, n, s, z);
+    for (size_t i = 0; i < n; i++) x[i] = (double)(i + 1);
+    out(in, "%zu validation tokens fed one at a time through the recurrent form; mean over heads.\n", n);
+    if (m->wpe && n > m->Tmax)
+        out(in, "(pos = learned: tokens past block_size %zu reuse its last position embedding)\n", m->Tmax);
+    out(in, "%10s", "position");
+    for (size_t l = 0; l < L; l++) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "||S|| L%zu", l);
+        snprintf(b, sizeof b, "||z|| L%zu", l);
+        out(in, " %12s %11s", a, b);
+    }
+    out(in, "\n");
+    for (size_t p = 1; p <= n; p *= 4) {
+        size_t i = p - 1;
+        out(in, "%10zu", p);
+        for (size_t l = 0; l < L; l++) out(in, " %12.4g %11.4g", s[i * L + l], z[i * L + l]);
+        out(in, "\n");
+        if (p * 4 > n && p != n) {  // always end on the last position
+            out(in, "%10zu", n);
+            for (size_t l = 0; l < L; l++) out(in, " %12.4g %11.4g", s[(n - 1) * L + l], z[(n - 1) * L + l]);
+            out(in, "\n");
+        }
+    }
+    out(in, "%s\n", m->kind->uses_decay
+                        ? "With decay the state is a leaky sum: its norm levels off after a few horizons."
+                        : "Without decay the state only grows (roughly like the number of tokens for z).");
+    char title[300];
+    int rc = write_sz_csv(in, "state_norm.csv", "position", "norm", x, s, z, n);
+    if (!rc) {
+        snprintf(title, sizeof title, "%s (%s): ||S_i||_F, mean over heads", in->r->cfg.name,
+                 m->kind->name);
+        rc = write_svg(in, "state_norm_S.svg", title, "position i (tokens seen)", "||S_i||_F", 1, 1, x, s,
+                       n, L, NULL);
+    }
+    if (!rc) {
+        snprintf(title, sizeof title, "%s (%s): ||z_i||_2, mean over heads", in->r->cfg.name,
+                 m->kind->name);
+        rc = write_svg(in, "state_norm_z.svg", title, "position i (tokens seen)", "||z_i||_2", 1, 1, x, z,
+                       n, L, NULL);
+    }
+    free(tok);
+    free(s);
+    free(z);
+    free(x);
+    return rc;
+}
+
+// ============================================================================
+// 3. parallel vs recurrent
+// ============================================================================
+
+static void section_parallel(Inspect *in) {
+    Model *m = in->m;
+    const Dataset *d = in->r->data;
+    size_t T = m->Tmax, windows = dataset_eval_windows(d, SPLIT_VAL, T);
+    size_t B = windows < 4 ? windows : 4;
+    out(in, "\n== 3. training form vs generation form ==\n");
+    out(in, "%zu validation windows of %zu tokens. Attention alone: the training graph's attention output\n"
+            "against the kind's one-token step fed the same q, k, v. Whole model: logits of the training\n"
+            "forward against the generator's.\n", B, T);
+    out(in, "training form: %s; generation form: %s\n",
+        in->cache ? "tiled (all positions at once)" : "chunkwise-parallel",
+        in->cache ? "KV cache" : "recurrent state");
+    int *tok = xcalloc(B * T, sizeof(int)), *tg = xcalloc(T, sizeof(int));
+    for (size_t b = 0; b < B; b++) dataset_eval_window(d, SPLIT_VAL, b, T, tok + b * T, tg);
+    ProbeDiff *dl = xcalloc(m->L, sizeof *dl), lg;
+    probe_parallel_vs_recurrent(m, tok, B, dl, &lg);
+    out(in, "%-12s %14s %12s %14s\n", "", "max |diff|", "max |value|", "relative");
+    for (size_t l = 0; l < m->L; l++)
+        out(in, "attn layer %-2zu %13.3g %12.4g %14.3g\n", l, dl[l].max_abs, dl[l].ref_max,
+            dl[l].ref_max > 0 ? dl[l].max_abs / dl[l].ref_max : dl[l].max_abs);
+    out(in, "%-12s %14.3g %12.4g %14.3g\n", "logits", lg.max_abs, lg.ref_max,
+        lg.ref_max > 0 ? lg.max_abs / lg.ref_max : lg.max_abs);
+    out(in, "(float32 rounding is ~6e-8 relative per operation; the two forms sum in different orders)\n");
+    free(dl);
+    free(tok);
+    free(tg);
+}
+
+// ============================================================================
+// 4. float16 drift
+// ============================================================================
+
+static void drift_progress(size_t done, size_t n) {
+    if (isatty(STDERR_FILENO)) fprintf(stderr, "\rinspect: float16 drift %zu/%zu tokens   ", done, n);
+    else fprintf(stderr, "inspect: float16 drift %zu/%zu tokens\n", done, n);
+    if (isatty(STDERR_FILENO) && done == n) fprintf(stderr, "\r\033[K");
+}
+
+// about 10 token counts per decade from 1 to n, and n itself
+static size_t log_points(size_t n, size_t *at, size_t cap) {
+    size_t k = 0;
+    for (int i = 0; k < cap; i++) {
+        size_t v = (size_t)llround(pow(10.0, i / 10.0));
+        if (v > n) break;
+        if (k == 0 || v > at[k - 1]) at[k++] = v;
+    }
+    if (k < cap && (k == 0 || at[k - 1] != n)) at[k++] = n;
+    return k;
+}
+
+static int section_drift(Inspect *in, size_t n, uint64_t seed) {
+    const Model *m = in->m;
+    out(in, "\n== 4. float16 state drift ==\n");
+    if (!in->fw) {
+        skip_state(in);
+        return 0;
+    }
+    if (n == 0) {
+        out(in, "--drift-tokens 0 (skipped)\n");
+        return 0;
+    }
+    int start = dataset_encode_byte(in->r->data, '\n');
+    if (start < 0) start = 0;
+    size_t at[200], L = m->L;
+    size_t k = log_points(n, at, 200);
+    double *s = xcalloc(k * L, sizeof(double)), *z = xcalloc(k * L, sizeof(double));
+    double *x = xcalloc(k, sizeof(double));
+    probe_fp16_drift(m, start, n, seed, at, k, s, z, n >= 20000 ? drift_progress : NULL);
+    out(in, "%zu tokens generated (temperature 1, seed %llu) with the float32 state; a shadow\n"
+            "copy takes the same updates and is rounded to float16 after every one.\n"
+            "Relative error ||X16 - X32|| / ||X32||, X = S or z, all heads of a layer:\n",
+        n, (unsigned long long)seed);
+    out(in, "%10s", "tokens");
+    for (size_t l = 0; l < L; l++) {
+        char a[32], b[32];
+        snprintf(a, sizeof a, "S L%zu", l);
+        snprintf(b, sizeof b, "z L%zu", l);
+        out(in, " %10s %10s", a, b);
+    }
+    out(in, "\n");
+    for (size_t i = 0; i < k; i++) {
+        x[i] = (double)at[i];
+        int decade = at[i] == n;
+        for (size_t p = 1; p <= at[i]; p *= 10) decade |= p == at[i];
+        if (!decade) continue;
+        out(in, "%10zu", at[i]);
+        for (size_t l = 0; l < L; l++) out(in, " %10.3g %10.3g", s[i * L + l], z[i * L + l]);
+        out(in, "\n");
+    }
+    out(in, "float16 keeps 11 significant bits: an update below ~1/2048 of a state entry is lost to\n"
+            "rounding, and the rounding errors of every update accumulate in the state.\n");
+    if (m->kind->uses_decay)
+        out(in, "Decay forgets old errors at the rate it forgets old tokens, so the error levels off.\n");
+    else
+        out(in, "Without decay the state grows like the token count: z passes 2048 after a few thousand\n"
+                "tokens, and from then on adding a value below 1 rounds away entirely.\n");
+    char title[300];
+    int rc = write_sz_csv(in, "fp16_drift.csv", "tokens", "rel_err", x, s, z, k);
+    // one chart: S per layer solid, z per layer dashed in the same colour
+    SvgSeries ser[32];
+    char lab[32][32];
+    size_t ns = 0;
+    double *ys = xcalloc(2 * L * k + 1, sizeof(double));
+    for (size_t l = 0; l < L && l < 16; l++)
+        for (int part = 0; part < 2; part++) {
+            double *col = ys + ns * k;
+            for (size_t i = 0; i < k; i++) col[i] = (part ? z : s)[i * L + l];
+            snprintf(lab[ns], sizeof lab[ns], "%s layer %zu", part ? "z" : "S", l);
+            ser[ns] = (SvgSeries){lab[ns], x, col, k, part, (int)(l % 8) + 1};
+            ns++;
+        }
+    char path[4400];
+    file_path(path, sizeof path, in, "fp16_drift.svg");
+    snprintf(title, sizeof title, "%s (%s): float16 state vs float32", in->r->cfg.name, m->kind->name);
+    SvgChart c = {title, "tokens generated", "relative error of the float16 state", 1, 1};
+    if (!rc) rc = svg_line_chart(path, &c, ser, ns);
+    free(ys);
+    free(s);
+    free(z);
+    free(x);
+    return rc;
+}
+
+// ============================================================================
+// 5. KV cache vs state bytes
+// ============================================================================
+
+static int section_memory(Inspect *in) {
+    const Model *m = in->m;
+    // the run's own state if it has one; for softmax, what linear attention would keep
+    const AttnKind *sm = attn_kind_find("softmax"), *fw = in->cache ? attn_kind_find("linear") : m->kind;
+    static const size_t lens[] = {16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576};
+    enum { NL = sizeof lens / sizeof lens[0] };
+    size_t kv_floats = 2 * m->H * m->dh, st_floats = fw->state_floats(&m->acfg, m->Tmax);
+    out(in, "\n== 5. inference memory against length (this model's shape, all %zu layers) ==\n", m->L);
+    out(in, "KV cache: 2 x %zu heads x %zu = %zu floats per token per layer.\n", m->H, m->dh, kv_floats);
+    out(in, "fast-weight state (%s): %zu floats per layer, whatever the length.\n", fw->name, st_floats);
+    out(in, "They are equal at %.1f tokens. `sample` keeps softmax's cache to a sliding window of\n"
+            "block_size = %zu tokens (the third column).\n", (double)st_floats / (double)kv_floats, m->Tmax);
+    out(in, "%10s %16s %20s %16s\n", "tokens", "KV cache", "KV cache (window)", "state");
+    double x[NL], y[NL * 2];
+    for (size_t i = 0; i < NL; i++) {
+        size_t len = lens[i], win = len < m->Tmax ? len : m->Tmax;
+        double kv = (double)m->L * (double)sm->memory_bytes(&m->acfg, len);
+        double kw = (double)m->L * (double)sm->memory_bytes(&m->acfg, win);
+        double st = (double)m->L * (double)fw->memory_bytes(&m->acfg, len);
+        char a[32], b[32], c[32];
+        format_bytes(a, sizeof a, kv);
+        format_bytes(b, sizeof b, kw);
+        format_bytes(c, sizeof c, st);
+        out(in, "%10zu %16s %20s %16s\n", len, a, b, c);
+        x[i] = (double)len;
+        y[i * 2] = kv;
+        y[i * 2 + 1] = st;
+    }
+    int rc = write_csv(in, "memory.csv", "tokens,kv_cache_bytes,state_bytes", x, y, NL, 2);
+    char state_label[64];
+    snprintf(state_label, sizeof state_label, "%s state", fw->name);
+    const char *const labels[] = {"softmax KV cache", state_label};
+    char title[300];
+    snprintf(title, sizeof title, "%s: inference memory per sequence", in->r->cfg.name);
+    if (!rc)
+        rc = write_svg(in, "memory.svg", title, "sequence length (tokens)", "bytes (all layers)", 1, 1, x, y,
+                       NL, 2, labels);
+    return rc;
+}
+
+// ============================================================================
+// The command
+// ============================================================================
+
+static int parse(int argc, char **argv, InspectOpts *o) {
+    *o = (InspectOpts){.stretch = 4096, .drift_tokens = 100000, .seed = 1337};
+    const char *cmd = "inspect", *v;
+    int rc;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--run")) {
+            if ((rc = opt_value(cmd, argc, argv, &i, &o->run))) return rc;
+        } else if (!strcmp(a, "--stretch")) {
+            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
+                (rc = opt_size(cmd, a, v, 1, 100000000, &o->stretch)))
+                return rc;
+        } else if (!strcmp(a, "--drift-tokens")) {
+            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
+                (rc = opt_size(cmd, a, v, 0, 1000000000, &o->drift_tokens)))
+                return rc;
+        } else if (!strcmp(a, "--seed")) {
+            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_u64(cmd, a, v, &o->seed))) return rc;
+        } else {
+            return err_set(ERR_USAGE, "inspect: unknown option '%s'\nusage: lmtrain inspect --run DIR "
+                                      "[--stretch N] [--drift-tokens N] [--seed S]", a);
+        }
+    }
+    if (!o->run) return err_set(ERR_USAGE, "inspect: missing --run DIR (a run folder with checkpoint.bin)");
+    return 0;
+}
+
+int cmd_inspect(int argc, char **argv) {
+    InspectOpts o;
+    int rc = parse(argc, argv, &o);
+    if (rc) return rc;
+    LoadedRun r;
+    if ((rc = run_load(&r, o.run))) return rc;
+    pool_init(r.cfg.threads);
+    Inspect in = {.r = &r, .m = &r.model, .fw = probe_has_fw_state(&r.model),
+                  .cache = model_inference_bytes(&r.model, 1) != model_inference_bytes(&r.model, 2)};
+    snprintf(in.dir, sizeof in.dir, "%s/inspect", r.dir);
+    char path[4400];
+    file_path(path, sizeof path, &in, "report.txt");
+    if ((rc = make_dirs(in.dir)) || (rc = atomic_open(&in.rep, path))) goto done;
+    const Model *m = in.m;
+    out(&in, "inspect %s: %s attention, %zu layers x %zu heads of %zu, step %llu\n", r.dir, m->kind->name,
+        m->L, m->H, m->dh, (unsigned long long)r.st.step);
+    if (!in.fw && !in.cache)
+        out(&in, "note: %s does not keep its state as H x (S dh x dh, z dh) like linear and linear_decay: "
+                 "sections 2 and 4 are skipped\n", m->kind->name);
+    if (!(rc = section_lambda(&in)) && !(rc = section_norms(&in, o.stretch))) {
+        section_parallel(&in);
+        if (!(rc = section_drift(&in, o.drift_tokens, o.seed))) rc = section_memory(&in);
+    }
+    if (rc) {
+        atomic_abort(&in.rep);
+        goto done;
+    }
+    if (!(rc = atomic_commit(&in.rep)))
+        printf("\nwritten to %s/: report.txt and CSV + SVG for each curve\n", in.dir);
+done:
+    run_unload(&r);
+    return rc;
+}

@@ -1,0 +1,119 @@
+// test_bench_flops.c — the FLOP model of `lmtrain bench` (tools/bench_flops.c)
+// against a count of what the kernels actually multiply.
+//
+// This program defines gemm, gemm_serial and gemm_ref itself (a plain triple
+// loop that also adds 2*M*N*K to a counter), so the linker does not pull
+// kernels/gemm.o from the library and every matrix product of a forward +
+// backward goes through the counter. The formula is derived by hand from the
+// kernels; the count must match it exactly (both are integers below 2^53).
+#include "../test.h"
+#include "kernels/gemm.h"
+#include "model/model.h"
+#include "bench/bench.h"
+
+static double g_flops;  // single-threaded: the pool is never started here
+
+static void naive(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+                  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    g_flops += 2.0 * (double)M * (double)N * (double)K;
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            double acc = 0;
+            for (size_t k = 0; k < K; k++)
+                acc += (double)(transA ? A[k * lda + i] : A[i * lda + k]) *
+                       (double)(transB ? B[j * ldb + k] : B[k * ldb + j]);
+            float prev = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+            C[i * ldc + j] = (float)(alpha * acc) + prev;
+        }
+}
+
+void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
+          const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+                 size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+              size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+// Counted FLOPs of one forward + backward vs the formula, for one model.
+static void check(const char *kind, size_t B, size_t T, int chunk, int normalize, int ffn, int pos_none) {
+    Config c;
+    bench_config(&c, kind, 2, 2, 16, (int)T, (int)B, pos_none ? POS_NONE : POS_LEARNED);
+    c.chunk = chunk;
+    c.normalize = normalize;
+    c.ffn_mult = ffn;
+    Model m;
+    model_build(&m, &c, 11);
+    Graph g;
+    graph_build(&g, &m, B, T);
+    bench_random_tokens(g.tokens, B * T, 11, 3);
+    bench_random_tokens(g.targets, B * T, 11, 4);
+    BenchFlops f = bench_flops_per_token(&m, T);
+    // the forward alone: a third of the dense multiplies, and attention's forward share
+    g_flops = 0;
+    graph_forward(&g);
+    double want_fwd = (f.dense / 3 + f.attention_fwd) * (double)(B * T);
+    CHECK(f.attention_fwd > 0 && f.attention_fwd < f.attention);
+    CHECK_NEAR(g_flops, want_fwd, 1e-9 * want_fwd);
+    if (fabs(g_flops - want_fwd) > 1e-9 * want_fwd)
+        fprintf(stderr, "  %s forward: counted %.0f, formula %.0f\n", kind, g_flops, want_fwd);
+    g_flops = 0;
+    double loss = graph_forward_backward(&g, &m);
+    double want = (f.dense + f.attention) * (double)(B * T);
+    CHECK(isfinite(loss));
+    CHECK(f.attention > 0);
+    CHECK_NEAR(g_flops, want, 0.0);
+    if (g_flops != want)
+        fprintf(stderr, "  %s B=%zu T=%zu chunk=%d normalize=%d ffn=%d: counted %.0f, formula %.0f\n", kind, B,
+                T, chunk, normalize, ffn, g_flops, want);
+    graph_free(&g);
+    model_free(&m);
+}
+
+static void test_softmax_matches_count(void) {
+    check("softmax", 2, 5, 64, 1, 4, 0);     // one partial tile
+    check("softmax", 1, 64, 64, 1, 4, 1);    // exactly one tile
+    check("softmax", 2, 150, 64, 1, 0, 1);   // 3 query tiles, the last partial; attention-only blocks
+}
+
+static void test_linear_kinds_match_count(void) {
+    const char *kinds[] = {"linear", "linear_decay"};
+    for (int i = 0; i < 2; i++) {
+        check(kinds[i], 2, 40, 16, 1, 4, 0);  // 3 chunks, the last partial (8)
+        check(kinds[i], 1, 40, 16, 0, 4, 1);  // without the normaliser column (w = dh)
+        check(kinds[i], 2, 10, 64, 1, 4, 1);  // chunk longer than T: one chunk of T
+        check(kinds[i], 1, 33, 1, 1, 0, 1);   // chunk 1: the purely recurrent extreme
+    }
+}
+
+// The closed forms quoted in bench_flops.c, for full tiles / chunks.
+static void test_closed_forms(void) {
+    Config c;
+    bench_config(&c, "softmax", 4, 4, 128, 4096, 1, POS_NONE);
+    Model m;
+    model_build(&m, &c, 65);
+    BenchFlops f = bench_flops_per_token(&m, 4096);
+    // 6 x (L (3C^2 + C^2 + 2 F C) + V C)
+    CHECK_NEAR(f.dense, 6.0 * (4 * (3 * 128 * 128 + 128 * 128 + 2 * 512 * 128) + 65 * 128), 0.0);
+    // 7 C (T + 64) per layer: sum over tile pairs of 14 * 64^2 * dh over H heads, / T
+    CHECK_NEAR(f.attention, 4 * 7.0 * 128 * (4096 + 64), 0.0);
+    model_free(&m);
+    bench_config(&c, "linear", 4, 4, 128, 4096, 1, POS_NONE);
+    model_build(&m, &c, 65);
+    f = bench_flops_per_token(&m, 4096);
+    // per layer per token, chunk c = 64, d = 32, w = 33: c (8d + 6w) + 12 d w, times H
+    CHECK_NEAR(f.attention, 4 * 4 * (64.0 * (8 * 32 + 6 * 33) + 12.0 * 32 * 33), 0.0);
+    model_free(&m);
+}
+
+int main(void) {
+    TEST(test_softmax_matches_count);
+    TEST(test_linear_kinds_match_count);
+    TEST(test_closed_forms);
+    return test_summary();
+}
