@@ -54,7 +54,7 @@ static size_t utf8_len(const unsigned char *s) {
 }
 
 // Writes s as XML character data, at most max_chars characters (then "…").
-static void put_text(FILE *out, const char *s, size_t max_chars) {
+void svg_put_text(FILE *out, const char *s, size_t max_chars) {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t chars = 0; *p; chars++) {
         if (chars == max_chars) {
@@ -286,7 +286,7 @@ void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, c
     if (c->title) {
         fprintf(out, "<text x=\"%.1f\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">",
                 (L + R) / 2);
-        put_text(out, c->title, 90);
+        svg_put_text(out, c->title, 90);
         fputs("</text>\n", out);
     }
 
@@ -335,12 +335,12 @@ void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, c
     fputs("</g>\n", out);
     if (c->xlabel) {
         fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", (L + R) / 2, H - 14);
-        put_text(out, c->xlabel, 90);
+        svg_put_text(out, c->xlabel, 90);
         fputs("</text>\n", out);
     }
     if (c->ylabel) {
         fprintf(out, "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">", (T + B) / 2);
-        put_text(out, c->ylabel, 60);
+        svg_put_text(out, c->ylabel, 60);
         fputs("</text>\n", out);
     }
     if (drawable == 0) {
@@ -415,7 +415,7 @@ void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, c
             fprintf(out, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2.2\"%s/>", lx,
                     y, lx + 24, y, series_color(&s[i], i), dash_attr(s[i].dashed));
             fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">", lx + 30, y + 4);
-            if (s[i].label) put_text(out, s[i].label, LEGEND_CHARS);
+            if (s[i].label) svg_put_text(out, s[i].label, LEGEND_CHARS);
             else fprintf(out, "series %zu", i + 1);
             fputs("</text>\n", out);
         }
