@@ -1,5 +1,6 @@
 // main.c — lmtrain's command line (SPEC §2): dispatch to a subcommand, print
 // the one error message, exit with its status (0 ok, 1 runtime failure, 2 usage).
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +18,9 @@ static void usage(FILE *f) {
     for (const Command *c = commands; c->name; c++) fprintf(f, "  %-10s %s\n", c->name, c->summary);
     fputs("\n--config NAME that is not an existing file is looked up in configs/.\n"
           "Exit status: 0 success, 1 runtime failure (bad data, NaN, I/O), 2 usage or config error,\n"
-          "130 / 143 interrupted by SIGINT / SIGTERM (a checkpoint was saved; continue with --resume).\n",
+          "128 + N stopped by signal N: 130 SIGINT, 143 SIGTERM, 129 SIGHUP (a checkpoint was saved;\n"
+          "continue with --resume); 141 stdout was closed (checkpoint saved too).\n"
+          "A run folder that already holds a run needs --resume (continue it) or --overwrite (discard it).\n",
           f);
 }
 
@@ -40,6 +43,12 @@ int main(int argc, char **argv) {
     else if (argv[1][0] == '-') rc = cmd_train(argc, argv);  // `lmtrain --config FILE ...`
     else rc = err_set(ERR_USAGE, "unknown command '%s' (lmtrain --help lists them)", argv[1]);
     pool_shutdown();
+    // What a command printed must have reached stdout (/dev/full, a full disk):
+    // a result nobody received is a failure, exit 1, whatever the command.
+    errno = 0;
+    int bad = fflush(stdout) != 0, e = errno;
+    if ((bad || ferror(stdout)) && rc == 0)
+        rc = err_set(ERR_RUNTIME, "cannot write to stdout: %s", e ? strerror(e) : "write error");
     if (rc != 0 && err_msg()[0]) fprintf(stderr, "lmtrain: %s\n", err_msg());
     return rc;
 }
