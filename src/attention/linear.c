@@ -15,6 +15,7 @@
 #include "attention/fastweight_chunk.h"
 #include "attention/fastweight_work.h"
 #include "attention/feature_map.h"
+#include "attention/value_weights.h"
 #include "util/pool.h"
 
 extern const AttnKind attn_linear_decay;  // (its aux layout, for decay.h)
@@ -259,6 +260,8 @@ static void dec_step(const AttnConfig *c, float *state, size_t window, size_t po
 
 const AttnKind attn_linear = {
     .name = "linear",
+    .training_form = "chunkwise-parallel",
+    .generation_form = "recurrent state",
     .uses_decay = 0,
     .n_aux = 0,
     .phi_normalizer = 1,
@@ -270,10 +273,14 @@ const AttnKind attn_linear = {
     .state_reset = linear_state_reset,
     .step = lin_step,
     .memory_bytes = linear_memory_bytes,
+    .value_weights = linear_value_weights,
+    .weights_formula = "W[i, j] = λ^(i−j) φ(q_i)·φ(k_j) / (φ(q_i)ᵀz_i + eps) (λ = 1 without decay)",
 };
 
 const AttnKind attn_linear_decay = {
     .name = "linear_decay",
+    .training_form = "chunkwise-parallel",
+    .generation_form = "recurrent state",
     .uses_decay = 1,
     .n_aux = 0,
     .data_decay = 1,
@@ -286,4 +293,6 @@ const AttnKind attn_linear_decay = {
     .state_reset = linear_state_reset,
     .step = dec_step,
     .memory_bytes = linear_memory_bytes,
+    .value_weights = linear_value_weights,
+    .weights_formula = "W[i, j] = λ^(i−j) φ(q_i)·φ(k_j) / (φ(q_i)ᵀz_i + eps) (λ = 1 without decay)",
 };
