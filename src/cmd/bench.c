@@ -15,7 +15,8 @@
 //                                                                    memory_vs_length.svg
 //   generate  generator_step time/token at positions 64 and 16384 -> generate.csv
 //   profile   a training step's time per op, fwd and bwd          -> profile.csv
-// "train" and "profile" need the peak for their % columns, so they run "peak" too.
+// "train", "profile" and "generate" need the peak part's FMA peak or memory
+// bandwidth for their % columns, so they run "peak" too.
 //
 // --sizes: the model sizes of parts "train" and "profile" (bench_train.c).
 //
@@ -131,7 +132,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     ArgList set_list = {sets, 64, 0};
     const ArgOpt opts[] = {
         {"--part", ARG_STRING, &part, "LIST", .help = "parts to run, comma-separated: peak, train, length, generate, profile",
-         .shown_default = "peak,train,length,generate; train and profile add peak"},
+         .shown_default = "peak,train,length,generate; train, profile, generate add peak"},
         {"--kinds", ARG_STRING, &kinds, "LIST", .help = "attention kinds, comma-separated"},
         {"--sizes", ARG_STRING, &sizes, "LIST", .help = "model sizes of the train and profile parts, comma-separated"},
         {"--seq", ARG_STRING, &seq, "LIST", .help = "sequence lengths of the length part, comma-separated"},
@@ -160,7 +161,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     for (int i = 0; i < set_list.n; i++)
         if ((rc = bench_add_set(sets[i]))) return rc;
     if (!*parts) *parts = PART_PEAK | PART_TRAIN | PART_LENGTH | PART_GENERATE;
-    if (*parts & (PART_TRAIN | PART_PROFILE)) *parts |= PART_PEAK;  // % of peak needs the peak
+    // % of peak and % of bandwidth need the peak part's measurements
+    if (*parts & (PART_TRAIN | PART_PROFILE | PART_GENERATE)) *parts |= PART_PEAK;
     if ((rc = each_item("--kinds", kinds, item_kind, o))) return rc;
     if ((rc = each_item("--sizes", sizes, item_size, o))) return rc;
     if ((rc = each_item("--seq", seq, item_seq, o))) return rc;
