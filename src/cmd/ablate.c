@@ -353,7 +353,7 @@ int cmd_ablate(int argc, char **argv) {
     if ((rc = ablation_load(&res, a.out))) goto out;
     rc = report_write(&res, a.out);
     ablation_free(&res);
-    if (!rc) printf("comparison written to %s/report.md, %s/curves.svg and %s/curves_zoom.svg\n", a.out, a.out, a.out);
+    if (!rc) printf("comparison written to %s/report.md, report.html, curves.svg and curves_zoom.svg\n", a.out);
 out:
     plan_free(&p);
     return rc;
