@@ -23,6 +23,7 @@
 #include "experiment/report.h"
 #include "experiment/results.h"
 #include "train/checkpoint.h"
+#include "train/run_folder.h"
 #include "train/train.h"
 #include "util/dirs.h"
 #include "util/err.h"
@@ -262,6 +263,9 @@ static int print_plan(const Args *a, const Plan *p) {
 // unfinished runs without --resume. Fills state[].
 static int check_folders(const Args *a, const Plan *p, RunState *state, int *to_do) {
     *to_do = 0;
+    // Another ablation (or one of its runs, e.g. a --plan line) writing here is refused first, naming its pid.
+    long holder = dir_lock_holder(a->out);
+    if (holder) return dir_lock_busy(a->out, "ablate into", holder);
     for (size_t k = 0; k < p->n; k++) {
         const PlanRun *r = &p->run[k];
         char dir[4700], path[4800], diff[1024];
@@ -270,6 +274,7 @@ static int check_folders(const Args *a, const Plan *p, RunState *state, int *to_
             return err_set(ERR_USAGE, "%s/%s holds a single run (the layout before --seeds); choose another --out",
                            a->out, r->group);
         snprintf(dir, sizeof dir, "%s/%s", a->out, r->rel);
+        if ((holder = dir_lock_holder(dir))) return dir_lock_busy(dir, "train into", holder);
         state[k] = run_state(dir);
         if (state[k] >= RUN_INTERRUPTED) {
             Config stored, planned;
@@ -318,9 +323,10 @@ static int do_run(const Args *a, const Plan *p, size_t k, RunState state) {
     snprintf(where, sizeof where, "before run %zu of %zu (%s)", k + 1, p->n, dir);
     if (train_stop_signal()) return interrupted(a, where, train_stop_signal());
     if (state != RUN_TRAINED) {
-        rc = train_run(&c, dir, state == RUN_INTERRUPTED);
+        // an interrupted run continues; a started one without a checkpoint has nothing to keep
+        rc = train_run(&c, dir, state == RUN_INTERRUPTED ? TRAIN_RESUME : state == RUN_EMPTY ? TRAIN_OVERWRITE : TRAIN_NEW);
         snprintf(where, sizeof where, "in run %zu of %zu (%s, its checkpoint is saved)", k + 1, p->n, dir);
-        if (rc == 128 + SIGINT || rc == 128 + SIGTERM) return interrupted(a, where, rc - 128);
+        if (rc > 128) return interrupted(a, where, rc - 128);  // a stop signal or a closed stdout (141)
         if (rc) return rc;
     }
     rc = eval_run_folder(dir);
@@ -342,17 +348,23 @@ int cmd_ablate(int argc, char **argv) {
     RunState *state = xcalloc(p.n, sizeof *state);
     int to_do = 0;
     rc = check_folders(&a, &p, state, &to_do);  // refusals come before anything is written
+    DirLock lock = {.fd = -1};                   // one ablation per folder: it writes the plan and the report
     if (!rc) rc = make_dirs(a.out);
+    if (!rc) rc = dir_lock_take(&lock, a.out, "ablate into");
     if (!rc) rc = plan_write(&p, a.out);
     if (!rc && to_do == 0) printf("all %zu runs in %s are finished: rebuilding the report without training\n", p.n, a.out);
     train_signals_install();
     for (size_t k = 0; k < p.n && !rc; k++) rc = do_run(&a, &p, k, state[k]);
     free(state);
+    if (!rc) {
+        Ablation res;
+        if (!(rc = ablation_load(&res, a.out))) {
+            rc = report_write(&res, a.out);
+            ablation_free(&res);
+        }
+    }
+    dir_lock_release(&lock);
     if (rc) goto out;
-    Ablation res;
-    if ((rc = ablation_load(&res, a.out))) goto out;
-    rc = report_write(&res, a.out);
-    ablation_free(&res);
     if (!rc) printf("comparison written to %s/report.md, report.html, curves.svg and curves_zoom.svg\n", a.out);
 out:
     plan_free(&p);

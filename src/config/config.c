@@ -21,6 +21,7 @@
 
 #include "attention/attention.h"
 #include "config/ini.h"
+#include "util/file_check.h"
 #include "util/err.h"
 
 // Enums and bools are read and written through int (memcpy, so no aliasing
@@ -610,16 +611,16 @@ static int load_stream(Config *c, FILE *f, const char *path) {
     return 0;
 }
 
+// A config is a few KiB; 1 MiB keeps a wrong path from being read without bound.
+#define CONFIG_MAX_BYTES ((size_t)1 << 20)
+
 int config_load(Config *c, const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return err_set(ERR_USAGE, "cannot open config %s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return err_set(ERR_USAGE, "cannot open config %s: %s", path, strerror(EISDIR));
-    }
-    int rc = load_stream(c, f, path);
-    fclose(f);
+    char *text = NULL;
+    size_t n = 0;
+    // regular files only, never blocking on a FIFO (file_check.h); read whole, then parsed
+    if (read_regular(path, "config", CONFIG_MAX_BYTES, &text, &n)) return ERR_USAGE;
+    int rc = config_load_text(c, text, n, path);
+    free(text);
     return rc;
 }
 
