@@ -3,7 +3,8 @@
 #   make              build ./lmtrain
 #   make test         build and run every test (SAN=1: under ASan + UBSan)
 #   make data         put data/tinyshakespeare.txt in place (SHAKESPEARE=path to copy a local file)
-#   make ablation     the three-way ablation into runs/ablation
+#   make ablation     the three-way ablation into runs/ablation, SEEDS seeds each (default 3;
+#                     SEEDS=1 the quick one-seed version)
 #   make recall       the recall ablation (runs/recall) and the pairs sweep (runs/recall_sweep)
 #   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
@@ -68,8 +69,11 @@ data: data/tinyshakespeare.txt
 data/tinyshakespeare.txt:
 	@sh data/fetch.sh "$@" "$(SHAKESPEARE_SHA)" "$(SHAKESPEARE_URL)" "$(SHAKESPEARE)"
 
+# Every kind with the seeds 1337 .. 1337+SEEDS-1; runs already finished are kept,
+# so SEEDS=1 after SEEDS=3 (or a second `make ablation`) only rebuilds the report.
+SEEDS ?= 3
 ablation: data $(BIN)
-	./$(BIN) ablate configs/softmax.ini configs/linear.ini configs/linear_decay.ini --out runs/ablation
+	./$(BIN) ablate configs/softmax.ini configs/linear.ini configs/linear_decay.ini --seeds $(SEEDS) --out runs/ablation
 
 RECALL_CONFIGS := configs/recall_softmax.ini configs/recall_linear.ini configs/recall_linear_decay.ini configs/recall_delta.ini
 # The main recall comparison (d_model 64, 8 pairs), then the pairs sweep at a

@@ -31,25 +31,21 @@
 //                 chunk. Memory per (b, h) is (T/chunk + chunk)·dh² floats,
 //                 smallest near chunk = √T; results do not depend on it.
 //   state_init    zero or identity S_0 (decaying like any other term).
+//   decay         fixed | learned: one λ per head as above. data (Gated
+//                 DeltaNet): λ_t = sigmoid(g_t + θ_h) per head and token, g_t
+//                 the second aux input (decay.h); θ_h its learned bias.
 //   AttnConfig.decay is not consulted: decay is on iff θ is given.
 #include <math.h>
 #include <string.h>
 
 #include "attention/attention.h"
+#include "attention/decay.h"
 #include "attention/delta_chunk.h"
 #include "attention/fastweight_work.h"
+#include "attention/value_weights.h"
 #include "util/pool.h"
 
-// sigmoid(x) without overflow for any x
-static double sigmoid(double x) {
-    if (x >= 0) return 1.0 / (1.0 + exp(-x));
-    double e = exp(x);
-    return e / (1.0 + e);
-}
-
-static float lambda_of(const float *theta, size_t h) {
-    return theta ? (float)sigmoid((double)theta[h]) : 1.0f;
-}
+extern const AttnKind attn_delta;  // (its aux layout, for decay.h)
 
 static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, size_t h) {
     DeltaSlab p;
@@ -63,19 +59,24 @@ static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, 
     p.normalize = c->normalize;
     p.key_norm = c->key_norm;
     p.state_identity = c->state_identity;
-    p.lam = lambda_of(theta, h);
+    p.lam = theta ? (float)decay_sigmoid((double)theta[h]) : 1.0f;
+    p.lam_t = NULL;
     return p;
 }
 
 // ---- work layout ----
-// [ norm (B*H) | dλ (B*H) | slab 0 | slab 1 | ... ]
+// [ norm (B*H) | dθ partial (B*H) | slab 0 | slab 1 | ... ]
 // norm: ||S_T||_F per (b, h) from the last forward (for last_state_norm);
-// dλ: per-(b, h) partials of backward, summed over b in order afterwards;
-// slab: that (b, h)'s saved chunk-start states (forward -> backward), then its scratch.
+// dθ partial: per-(b, h) partials of backward (dL/dλ, or with decay = data
+// already dL/dθ), summed over b in order afterwards;
+// slab: with decay = data first λ_t and dL/dλ_t (T each), then that (b, h)'s
+// saved chunk-start states (forward -> backward), then its scratch.
+
+static size_t gate_floats(const AttnConfig *c, size_t T) { return c->data_decay ? 2 * fw_round16(T) : 0; }
 
 static size_t slab_floats(const AttnConfig *c, size_t T, size_t *saved_out) {
     DeltaSlab p = slab_params(c, T, NULL, 0);
-    size_t saved = fw_round16(delta_saved_floats(&p));
+    size_t saved = gate_floats(c, T) + fw_round16(delta_saved_floats(&p));
     if (saved_out) *saved_out = saved;
     return saved + fw_round16(delta_scratch_floats(&p));
 }
@@ -90,42 +91,76 @@ static size_t delta_work_floats(const AttnConfig *c, size_t B, size_t T) {
 typedef struct {
     const AttnConfig *c;
     size_t B, T;
-    float *y, *dq, *dk, *dv, *da, *work;
-    const float *dy, *q, *k, *v, *a, *theta;
+    float *y, *dq, *dk, *dv, *daux, *work;
+    const float *dy, *q, *k, *v, *aux, *theta;
 } Job;
+
+// The slab's parameters; with decay = data also λ_t (T) into the slab's first
+// T floats (forward and backward compute them by the same code)
+static DeltaSlab slab_setup(const Job *J, size_t bh, float *ws) {
+    size_t H = (size_t)J->c->heads;
+    DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
+    if (J->theta && J->c->data_decay) {
+        const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, J->T);
+        double th = J->theta[bh % H];
+        for (size_t t = 0; t < J->T; t++) ws[t] = (float)decay_sigmoid((double)g[t] + th);
+        p.lam_t = ws;
+    }
+    return p;
+}
+
+// the β logits of slab bh: channel 0 of its aux inputs
+static size_t beta_at(const Job *J, size_t bh) { return bh * attn_aux(&attn_delta, J->c) * J->T; }
 
 static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
-    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
+    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H, gf = gate_floats(J->c, J->T);
     for (size_t bh = lo; bh < hi; bh++) {
-        DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
         float *ws = fw_slab(J->work, BH, bh, sf);
-        J->work[bh] = (float)delta_chunk_forward(&p, J->y + bh * n, ws, ws + saved, J->q + bh * n,
-                                                 J->k + bh * n, J->v + bh * n, J->a + bh * J->T);
+        DeltaSlab p = slab_setup(J, bh, ws);
+        J->work[bh] = (float)delta_chunk_forward(&p, J->y + bh * n, ws + gf, ws + saved, J->q + bh * n,
+                                                 J->k + bh * n, J->v + bh * n, J->aux + beta_at(J, bh));
     }
 }
 
 static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
-    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
-    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
+    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved, T = J->T;
+    size_t sf = slab_floats(J->c, T, &saved), BH = J->B * H, gf = gate_floats(J->c, T);
     for (size_t bh = lo; bh < hi; bh++) {
-        DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
         float *ws = fw_slab(J->work, BH, bh, sf);
+        DeltaSlab p = slab_setup(J, bh, ws);
+        float *dlam = p.lam_t ? ws + gf / 2 : NULL;
+        if (dlam) memset(dlam, 0, T * sizeof(float));
         double dl = delta_chunk_backward(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n,
-                                         J->da ? J->da + bh * J->T : NULL, J->dy + bh * n, ws,
-                                         ws + saved, J->q + bh * n, J->k + bh * n, J->v + bh * n,
-                                         J->a + bh * J->T);
+                                         J->daux ? J->daux + beta_at(J, bh) : NULL, dlam,
+                                         J->dy + bh * n, ws + gf, ws + saved, J->q + bh * n,
+                                         J->k + bh * n, J->v + bh * n, J->aux + beta_at(J, bh));
+        if (dlam) {
+            // λ_t = sigmoid(x_t), x_t = g_t + θ_h: dx_t = dλ_t λ_t (1 − λ_t), with
+            // 1 − λ_t = sigmoid(−x_t); into the gate logit, and summed for θ_h
+            const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, T);
+            float *dg = J->daux ? (float *)decay_gate_of(&attn_delta, J->c, J->daux, bh, T) : NULL;
+            double th = J->theta[bh % H];
+            dl = 0;
+            for (size_t t = 0; t < T; t++) {
+                double x = (double)g[t] + th;
+                double dx = (double)dlam[t] * decay_sigmoid(x) * decay_sigmoid(-x);
+                if (dg) dg[t] += (float)dx;
+                dl += dx;
+            }
+        }
         J->work[BH + bh] = (float)dl;
     }
 }
 
-// y, q, k, v (B, H, T, dh); aux (B, H, T, 1) the β logits; theta (H) or NULL (λ = 1)
+// y, q, k, v (B, H, T, dh); aux (B, H, n_aux, T): the β logits, then with
+// decay = data the gate logits; theta (H) or NULL (λ = 1)
 static void delta_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
                           const float *q, const float *k, const float *v, const float *aux,
                           const float *theta) {
-    Job J = {.c = c, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k, .v = v, .a = aux,
+    Job J = {.c = c, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k, .v = v, .aux = aux,
              .theta = theta};
     parallel_for(B * (size_t)c->heads, 1, forward_slabs, &J);
 }
@@ -135,18 +170,18 @@ static void delta_backward(const AttnConfig *c, size_t B, size_t T, float *dq, f
                            const float *q, const float *k, const float *v, const float *aux,
                            const float *theta, const float *y) {
     (void)y;  // y is not needed: backward recomputes what it reads
-    Job J = {.c = c, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .da = daux, .work = work,
-             .dy = dy, .q = q, .k = k, .v = v, .a = aux, .theta = theta};
+    Job J = {.c = c, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .daux = daux, .work = work,
+             .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta};
     size_t H = (size_t)c->heads, BH = B * H;
     parallel_for(BH, 1, backward_slabs, &J);
     if (!theta || !dtheta) return;
-    // λ = sigmoid(θ)  =>  dθ = dλ · λ (1 − λ), with 1 − λ = sigmoid(−θ) (no
-    // cancellation near λ = 1); summed over b in a fixed order, so the result
-    // is thread-count independent
+    // one λ: λ = sigmoid(θ)  =>  dθ = dλ · λ (1 − λ), with 1 − λ = sigmoid(−θ)
+    // (no cancellation near λ = 1); decay = data: the partials are dθ already.
+    // Summed over b in a fixed order, so the result is thread-count independent
     for (size_t h = 0; h < H; h++) {
         double acc = fw_decay_partial_sum(work, B, H, h);
         double th = theta[h];
-        dtheta[h] += (float)(acc * sigmoid(th) * sigmoid(-th));
+        dtheta[h] += (float)(c->data_decay ? acc : acc * decay_sigmoid(th) * decay_sigmoid(-th));
     }
 }
 
@@ -169,21 +204,23 @@ static void delta_state_reset(const AttnConfig *c, float *state, size_t window) 
         for (size_t i = 0; i < d; i++) state[h * d * d + i * d + i] = 1.0f;
 }
 
-// q, k, v, y (H, dh); aux (H, 1) the β logits; theta (H) or NULL
+// q, k, v, y (H, dh); aux (H, n_aux) the β logit, then (decay = data) the
+// gate logit; theta (H) or NULL
 static void delta_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                        const float *q, const float *k, const float *v, const float *aux,
                        const float *theta) {
     (void)window, (void)pos;
-    size_t d = (size_t)c->dh, H = (size_t)c->heads;
+    size_t d = (size_t)c->dh, H = (size_t)c->heads, na = attn_aux(&attn_delta, c);
     float *kh = state + H * d * d, *qh = kh + d;
     for (size_t h = 0; h < H; h++) {
         DeltaSlab p = slab_params(c, 1, theta, h);
         float *S = state + h * d * d, *yh = y + h * d, beta, omb;
         delta_features(&p, kh, k + h * d);
         delta_features(&p, qh, q + h * d);
-        delta_beta(aux[h], &beta, &omb);
+        delta_beta(aux[h * na], &beta, &omb);
+        float lam = (float)decay_lambda_at(&attn_delta, c, aux + h * na, theta, h);
         // e lives in y until y overwrites it
-        delta_token(d, p.lam, beta, S, S, kh, qh, yh, yh, v + h * d);
+        delta_token(d, lam, beta, S, S, kh, qh, yh, yh, v + h * d);
     }
 }
 
@@ -194,9 +231,12 @@ static size_t delta_memory_bytes(const AttnConfig *c, size_t len) {
 
 const AttnKind attn_delta = {
     .name = "delta",
+    .training_form = "exact token recurrence, chunk by chunk",
+    .generation_form = "recurrent state",
     .uses_decay = 1,
     .n_aux = 1,
     .uses_key_norm = 1,
+    .data_decay = 1,
     .phi_normalizer = 1,
     .work_floats = delta_work_floats,
     .forward = delta_forward,
@@ -206,4 +246,6 @@ const AttnKind attn_delta = {
     .state_reset = delta_state_reset,
     .step = delta_step,
     .memory_bytes = delta_memory_bytes,
+    .value_weights = delta_value_weights,
+    .weights_formula = "through the corrections u_j = β_j(v_j − λS_{j−1}ᵀk̂_j) it writes, W = A·M with A[i, j] = λ^(i−j) q̂_i·k̂_j and u = M v; a weight can be negative (a later write takes back what an earlier one stored)",
 };

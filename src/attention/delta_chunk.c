@@ -286,6 +286,8 @@ static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L
     }
 }
 
+static float lam_at(const DeltaSlab *p, size_t t) { return p->lam_t ? p->lam_t[t] : p->lam; }
+
 static void state_init(const DeltaSlab *p, float *S) {
     size_t d = p->dh;
     memset(S, 0, d * d * sizeof(float));
@@ -306,8 +308,8 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
         memcpy(saved + c * d * d, S, d * d * sizeof(float));  // for backward's recompute
         load_chunk(p, &s, t0, L, q, k, a);
         for (size_t r = 0; r < L; r++)
-            delta_token(d, p->lam, s.beta[r], S, S, s.kh + r * d, s.qh + r * d, s.u, y + (t0 + r) * d,
-                        v + (t0 + r) * d);
+            delta_token(d, lam_at(p, t0 + r), s.beta[r], S, S, s.kh + r * d, s.qh + r * d, s.u,
+                        y + (t0 + r) * d, v + (t0 + r) * d);
     }
     double ss = 0;
     for (size_t i = 0; i < d * d; i++) ss += (double)S[i] * S[i];
@@ -344,11 +346,11 @@ static void features_backward(const DeltaSlab *p, float *dx, float *dout, const 
 }
 
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
-                            const float *dy, const float *saved, float *scratch, const float *q,
-                            const float *k, const float *v, const float *a) {
+                            float *dlam_t, const float *dy, const float *saved, float *scratch,
+                            const float *q, const float *k, const float *v, const float *a) {
     size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p);
     Scratch s = scratch_at(p, scratch);
-    float lam = p->lam, *G = s.G;
+    float *G = s.G;
     double dlam = 0;
     memset(G, 0, d * d * sizeof(float));  // the final state feeds nothing
     for (size_t c = nch; c-- > 0;) {
@@ -357,7 +359,7 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
         load_chunk(p, &s, t0, L, q, k, a);
         memcpy(s.states, saved + c * d * d, d * d * sizeof(float));
         for (size_t r = 0; r < L; r++)
-            delta_token(d, lam, s.beta[r], s.states + r * d * d,
+            delta_token(d, lam_at(p, t0 + r), s.beta[r], s.states + r * d * d,
                         r + 1 < L ? s.states + (r + 1) * d * d : NULL, s.kh + r * d, NULL,
                         s.e + r * d, NULL, v + (t0 + r) * d);
 
@@ -365,7 +367,7 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
             size_t t = t0 + r;
             const float *P = s.states + r * d * d, *kh = s.kh + r * d, *qh = s.qh + r * d;
             const float *e = s.e + r * d, *dyt = dy + t * d;
-            float beta = s.beta[r];
+            float beta = s.beta[r], lam = lam_at(p, t);
             for (size_t j = 0; j < d; j++) {
                 s.u[j] = beta * e[j];
                 s.du[j] = 0.0f;
@@ -390,6 +392,7 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
                 dl_b += (double)kh[i] * pd;
             }
             dlam += dl_a - (double)beta * dl_b;
+            if (dlam_t) dlam_t[t] += (float)(dl_a - (double)beta * dl_b);
             features_backward(p, dq + t * d, s.dqh, qh, s.sq[r], q + t * d);
             features_backward(p, dk + t * d, s.dkh, kh, s.sk[r], k + t * d);
         }

@@ -10,6 +10,7 @@
 //   e_t = v_t − λ S_{t-1}ᵀ k̂_t                   what the decayed memory gets wrong for k̂_t
 //   S_t = λ S_{t-1} + β_t k̂_t e_tᵀ               = λ (I − β_t k̂_t k̂_tᵀ) S_{t-1} + β_t k̂_t v_tᵀ
 //   y_t = S_tᵀ q̂_t
+// With λ_t per position (lam_t) every λ above is that position's λ_t.
 // With λ = 1 this is the plain delta rule v̄_t = S_{t-1}ᵀ k̂_t,
 // S_t = S_{t-1} + β_t k̂_t (v_t − v̄_t)ᵀ. With λ < 1 the memory is decayed
 // before it is read for the correction (the "gated" delta rule), so the write
@@ -44,7 +45,8 @@ typedef struct {
     int normalize;       // normalise φ(q), φ(k) (by key_norm)
     KeyNorm key_norm;    // sum: /(Σφ + eps); l2: /sqrt(Σφ² + eps)
     int state_identity;  // S0 = I
-    float lam;           // λ in [0, 1]; 1 = no decay
+    float lam;           // λ in [0, 1]; 1 = no decay; used when lam_t is NULL
+    const float *lam_t;  // (T) λ_t per position (decay = data: Gated DeltaNet), or NULL
 } DeltaSlab;
 
 // floats of `saved` (kept from forward to backward) and of `scratch` (free to
@@ -70,8 +72,9 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
                            const float *q, const float *k, const float *v, const float *a);
 
 // ADDS dL/dq, dk, dv (T, dh) and dL/da (T, if da) for upstream dy (T, dh);
-// `saved` as forward left it (read only). Returns dL/dλ, summed in a fixed order
-// (the caller chains it to θ).
+// `saved` as forward left it (read only). Returns dL/dλ summed over positions in
+// a fixed order (the caller chains it to θ); if dlam (T) is given, ADDS dL/dλ_t
+// per position there too.
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
-                            const float *dy, const float *saved, float *scratch, const float *q,
-                            const float *k, const float *v, const float *a);
+                            float *dlam, const float *dy, const float *saved, float *scratch,
+                            const float *q, const float *k, const float *v, const float *a);

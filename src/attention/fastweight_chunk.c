@@ -2,6 +2,9 @@
 //
 // Notation (see the header): d = dh, w = d + normalize, L = this chunk's
 // length, r = row (query) and s = column (key) inside the chunk, pw[n] = λ^n.
+// Every decay factor goes through the chunk's Decay (below): the powers of one
+// λ, or exps of differences of cumulative log-decays for a λ per position; the
+// gradient is collected as dL/db_r and turned into dL/dlog λ at the end.
 // All chunk products go through gemm_serial: the caller already runs one slab
 // per task, so the products themselves stay single-threaded.
 #include "fastweight_chunk.h"
@@ -48,6 +51,8 @@ typedef struct {
     float *st;         // (d, w) forward: carried state [S | z]
     float *dst;        // (d, w) backward: dL/d(state after the chunk)
     float *pw;         // (chunk + 2) λ^n, n = 0 .. chunk + 1
+    float *eq, *ek;    // (chunk) query-from-state and key-to-state factors of the chunk
+    double *b, *db;    // (chunk) cumulative log-decays b_r and dL/db_r
 } Scratch;
 
 static Scratch scratch_at(const FwSlab *p, float *base) {
@@ -65,19 +70,56 @@ static Scratch scratch_at(const FwSlab *p, float *base) {
     s.dvt = f;  f += round16(C * w);
     s.st = f;   f += round16(d * w);
     s.dst = f;  f += round16(d * w);
-    s.pw = f;
+    s.pw = f;   f += round16(C + 2);
+    s.eq = f;   f += round16(C);
+    s.ek = f;   f += round16(C);
+    s.b = (double *)(void *)f;  f += round16(2 * C);  // 64-byte aligned: fine for double
+    s.db = (double *)(void *)f;
     return s;
 }
 
 size_t fw_scratch_floats(const FwSlab *p) {
     size_t C = p->chunk, d = p->dh, w = width(p);
     return 4 * round16(C * d) + 3 * round16(C * w) + 2 * round16(C * C) + 2 * round16(d * w) +
-           round16(C + 2);
+           round16(C + 2) + 2 * round16(C) + 2 * round16(2 * C);
 }
 
 static void fill_powers(const FwSlab *p, float *pw) {
     // λ^n = exp(n log λ): no repeated products (error growth) and no 1/λ
     for (size_t n = 0; n <= p->chunk + 1; n++) pw[n] = (float)exp((double)n * p->loglam);
+}
+
+// The decay factors of chunk [t0, t0+L): b_r = Σ_{u<=r} log λ_{t0+u} (= (r+1) log λ
+// for one λ), eq[r] = exp(b_r), ek[s] = exp(b_{L-1} − b_s), returns exp(b_{L-1}).
+static float chunk_decay(const FwSlab *p, const Scratch *s, size_t t0, size_t L) {
+    double acc = 0;
+    for (size_t r = 0; r < L; r++) {
+        acc += p->ll ? (double)p->ll[t0 + r] : p->loglam;
+        s->b[r] = acc;
+        s->db[r] = 0;
+    }
+    for (size_t r = 0; r < L; r++) {
+        s->eq[r] = p->ll ? (float)exp(s->b[r]) : s->pw[r + 1];
+        s->ek[r] = p->ll ? (float)exp(s->b[L - 1] - s->b[r]) : s->pw[L - 1 - r];
+    }
+    return p->ll ? (float)exp(s->b[L - 1]) : s->pw[L];
+}
+
+// D_rs, s <= r: the decay from key position s to query position r
+static inline float dcoef(const FwSlab *p, const Scratch *s, size_t r, size_t j) {
+    return p->ll ? fmap_exp_neg((float)(s->b[r] - s->b[j])) : s->pw[r - j];
+}
+
+// dL/db_r -> dL/dlog λ_t (t = t0 + u gets Σ_{r>=u} dL/db_r), ADDED to dll if
+// given; returns Σ_t dL/dlog λ_t, summed in a fixed order
+static double chunk_decay_grad(const Scratch *s, size_t t0, size_t L, float *dll) {
+    double suffix = 0, total = 0;
+    for (size_t u = L; u-- > 0;) {
+        suffix += s->db[u];
+        total += suffix;
+        if (dll) dll[t0 + u] += (float)suffix;
+    }
+    return total;
 }
 
 // φ(q), φ(k) and Ṽ = [v | 1] for positions [t0, t0+L)
@@ -106,7 +148,6 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
     Saved sv = saved_at(p, saved);
     Scratch s = scratch_at(p, scratch);
     fill_powers(p, s.pw);
-    const float *pw = s.pw;
 
     // S̃_{-1} = [S0 | z0]
     memset(s.st, 0, d * w * sizeof(float));
@@ -120,18 +161,19 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
         memcpy(sv.states + c * d * w, s.st, d * w * sizeof(float));  // for the backward sweep
         load_chunk(p, &s, t0, L, q, k, v);
+        float es = chunk_decay(p, &s, t0, L);
 
         // intra-chunk scores: A = (Φq Φkᵀ) ⊙ D          // (L, L)
         gemm_serial(0, 1, L, L, d, 1.0f, s.phq, d, s.phk, d, 0.0f, s.a, L);
         for (size_t r = 0; r < L; r++) {
             float *ar = s.a + r * L;
-            for (size_t j = 0; j <= r; j++) ar[j] *= pw[r - j];
+            for (size_t j = 0; j <= r; j++) ar[j] *= dcoef(p, &s, r, j);
             for (size_t j = r + 1; j < L; j++) ar[j] = 0.0f;
         }
         // Ñ = diag(λ^(r+1)) Φq S̃ + A Ṽ                  // (L, w)
         gemm_serial(0, 0, L, w, d, 1.0f, s.phq, d, s.st, w, 0.0f, s.nt, w);
         for (size_t r = 0; r < L; r++)
-            for (size_t j = 0; j < w; j++) s.nt[r * w + j] *= pw[r + 1];
+            for (size_t j = 0; j < w; j++) s.nt[r * w + j] *= s.eq[r];
         gemm_serial(0, 0, L, w, L, 1.0f, s.a, L, s.vt, w, 1.0f, s.nt, w);
 
         for (size_t r = 0; r < L; r++) {
@@ -148,8 +190,8 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
 
         // S̃ ← λ^L S̃ + Φkᵀ diag(λ^(L-1-s)) Ṽ   (rows of Φk scaled in place)
         for (size_t j = 0; j < L; j++)
-            for (size_t i = 0; i < d; i++) s.phk[j * d + i] *= pw[L - 1 - j];
-        gemm_serial(1, 0, d, w, L, 1.0f, s.phk, d, s.vt, w, pw[L], s.st, w);
+            for (size_t i = 0; i < d; i++) s.phk[j * d + i] *= s.ek[j];
+        gemm_serial(1, 0, d, w, L, 1.0f, s.phk, d, s.vt, w, es, s.st, w);
     }
 
     double ss = 0;
@@ -160,24 +202,24 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
 // ---- backward ----
 //
 // Reverse sweep over chunks carrying dS̃ = dL/d(state after the chunk).
-// dll accumulates dL/d(log λ): each λ^n factor contributes n λ^n × (its
-// coefficient's gradient), since d λ^n / d log λ = n λ^n.
+// db accumulates dL/db_r: a factor exp(b_r − b_s) contributes +x to db_r and
+// −x to db_s, x = factor × (its coefficient's gradient); exp(b_r) only +x.
 
-double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, const float *dy,
-                         const float *y, const float *saved, float *scratch, const float *q,
-                         const float *k, const float *v) {
+double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float *dll_t,
+                         const float *dy, const float *y, const float *saved, float *scratch,
+                         const float *q, const float *k, const float *v) {
     size_t T = p->T, d = p->dh, w = width(p), C = p->chunk, nch = n_chunks(p);
     Saved sv = saved_at(p, (float *)saved);  // read only below
     Scratch s = scratch_at(p, scratch);
     fill_powers(p, s.pw);
-    const float *pw = s.pw;
-    double dll = 0;
+    double dll = 0, *db = s.db;
 
     memset(s.dst, 0, d * w * sizeof(float));  // the final state feeds nothing
     for (size_t c = nch; c-- > 0;) {
         size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
         const float *st = sv.states + c * d * w;  // S̃ entering this chunk, (d, w)
         load_chunk(p, &s, t0, L, q, k, v);
+        float es = chunk_decay(p, &s, t0, L);
 
         // dÑ: y_r = num_r / den_r  =>  dnum_r = dy_r / den_r,
         //                             dden_r = -(dy_r · y_r) / den_r
@@ -194,52 +236,57 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, const
         }
 
         // Ñ += (Φq Φkᵀ ⊙ D) Ṽ: with G = dÑ Ṽᵀ, the masked product's inputs get
-        // d(Φq Φkᵀ) = G ⊙ D, and d log λ gets Σ (r-s) D_rs (Φq Φkᵀ)_rs G_rs
+        // d(Φq Φkᵀ) = G ⊙ D, and x_rs = D_rs (Φq Φkᵀ)_rs G_rs goes to db_r − db_s
         gemm_serial(0, 1, L, L, d, 1.0f, s.phq, d, s.phk, d, 0.0f, s.a, L);
         gemm_serial(0, 1, L, L, w, 1.0f, s.nt, w, s.vt, w, 0.0f, s.g, L);
         for (size_t r = 0; r < L; r++) {
             float *ar = s.a + r * L, *gr = s.g + r * L;
             for (size_t j = 0; j <= r; j++) {
-                float m = pw[r - j];
-                dll += (double)(r - j) * m * ((double)ar[j] * gr[j]);
+                float m = dcoef(p, &s, r, j);
+                double x = m * ((double)ar[j] * gr[j]);
+                db[r] += x;
+                db[j] -= x;
                 ar[j] *= m;
                 gr[j] *= m;
             }
             for (size_t j = r + 1; j < L; j++) ar[j] = gr[j] = 0.0f;
         }
 
-        // Ñ += diag(λ^(r+1)) Φq S̃:  dΦq_r = λ^(r+1) (dÑ S̃ᵀ)_r,
-        //   d log λ += (r+1) λ^(r+1) φq_r · (dÑ S̃ᵀ)_r
+        // Ñ += diag(exp b_r) Φq S̃:  dΦq_r = exp(b_r) (dÑ S̃ᵀ)_r,
+        //   db_r += exp(b_r) φq_r · (dÑ S̃ᵀ)_r
         gemm_serial(0, 1, L, d, w, 1.0f, s.nt, w, st, w, 0.0f, s.dphq, d);
         for (size_t r = 0; r < L; r++) {
             float *xr = s.dphq + r * d;
-            dll += (double)(r + 1) * pw[r + 1] * dot(xr, s.phq + r * d, d);
-            for (size_t i = 0; i < d; i++) xr[i] *= pw[r + 1];
+            db[r] += s.eq[r] * dot(xr, s.phq + r * d, d);
+            for (size_t i = 0; i < d; i++) xr[i] *= s.eq[r];
         }
         gemm_serial(0, 0, L, d, L, 1.0f, s.g, L, s.phk, d, 1.0f, s.dphq, d);  // + (G⊙D) Φk
 
-        // S̃' = ... + Φkᵀ diag(λ^(L-1-s)) Ṽ:  dΦk_s = λ^(L-1-s) (Ṽ dS̃'ᵀ)_s,
-        //   d log λ += (L-1-s) λ^(L-1-s) φk_s · (Ṽ dS̃'ᵀ)_s
+        // S̃' = ... + Φkᵀ diag(exp(b_{L-1} − b_s)) Ṽ:  dΦk_s = ek_s (Ṽ dS̃'ᵀ)_s,
+        //   x_s = ek_s φk_s · (Ṽ dS̃'ᵀ)_s goes to db_{L-1} − db_s
         gemm_serial(0, 1, L, d, w, 1.0f, s.vt, w, s.dst, w, 0.0f, s.dphk, d);
         for (size_t j = 0; j < L; j++) {
             float *zr = s.dphk + j * d;
-            dll += (double)(L - 1 - j) * pw[L - 1 - j] * dot(zr, s.phk + j * d, d);
-            for (size_t i = 0; i < d; i++) zr[i] *= pw[L - 1 - j];
+            double x = s.ek[j] * dot(zr, s.phk + j * d, d);
+            db[L - 1] += x;
+            db[j] -= x;
+            for (size_t i = 0; i < d; i++) zr[i] *= s.ek[j];
         }
         gemm_serial(1, 0, L, d, L, 1.0f, s.g, L, s.phq, d, 1.0f, s.dphk, d);  // + (G⊙D)ᵀ Φq
 
         // dṼ_s = λ^(L-1-s) (Φk dS̃')_s + ((Φq Φkᵀ ⊙ D)ᵀ dÑ)_s
         gemm_serial(0, 0, L, w, d, 1.0f, s.phk, d, s.dst, w, 0.0f, s.dvt, w);
         for (size_t j = 0; j < L; j++)
-            for (size_t i = 0; i < w; i++) s.dvt[j * w + i] *= pw[L - 1 - j];
+            for (size_t i = 0; i < w; i++) s.dvt[j * w + i] *= s.ek[j];
         gemm_serial(1, 0, L, w, L, 1.0f, s.a, L, s.nt, w, 1.0f, s.dvt, w);
 
-        // S̃' = λ^L S̃ + ...:  d log λ += L λ^L <S̃, dS̃'>;
-        // dS̃ = λ^L dS̃' + Φqᵀ diag(λ^(r+1)) dÑ   (rows of dÑ scaled in place, last use)
-        dll += (double)L * pw[L] * dot(st, s.dst, d * w);
+        // S̃' = exp(b_{L-1}) S̃ + ...:  db_{L-1} += exp(b_{L-1}) <S̃, dS̃'>;
+        // dS̃ = exp(b_{L-1}) dS̃' + Φqᵀ diag(exp b_r) dÑ   (rows of dÑ scaled in place, last use)
+        db[L - 1] += es * dot(st, s.dst, d * w);
+        dll += chunk_decay_grad(&s, t0, L, dll_t);
         for (size_t r = 0; r < L; r++)
-            for (size_t i = 0; i < w; i++) s.nt[r * w + i] *= pw[r + 1];
-        gemm_serial(1, 0, d, w, L, 1.0f, s.phq, d, s.nt, w, pw[L], s.dst, w);
+            for (size_t i = 0; i < w; i++) s.nt[r * w + i] *= s.eq[r];
+        gemm_serial(1, 0, d, w, L, 1.0f, s.phq, d, s.nt, w, es, s.dst, w);
 
         // through φ, and ADD into the caller's gradients
         // (s.phq, s.phk still hold φ(q), φ(k): the slope reuses them)

@@ -15,6 +15,15 @@
 // Powers are exp(n log λ), log λ given by the caller (stable for λ near 0 and 1,
 // never a division by λ).
 //
+// With a decay per position (λ_t, `ll` = log λ_t, Gated Linear Attention's
+// scalar-per-head gate), S_i = λ_i S_{i-1} + φ(k_i) v_iᵀ, and inside a chunk
+// every power of λ becomes a product of consecutive λs, taken as the exp of a
+// difference of cumulative log-decays b_r = Σ_{u<=r} log λ_{t0+u}:
+//   D_rs = exp(b_r − b_s) (s <= r),  diag(λ^(r+1)) -> exp(b_r),
+//   λ^(L-1-s) -> exp(b_{L-1} − b_s),  λ^L -> exp(b_{L-1}).
+// Every exponent is <= 0: nothing is divided by a product of λs, nothing
+// overflows for λ near 0, nothing cancels for λ near 1 (b is kept in double).
+//
 // Saved by forward (in `saved`, read by backward, never overwritten by it):
 //   the state S̃ entering each chunk (O(T/chunk · dh²), not per position) and,
 //   with normalize, the denominator per position (T floats) for dy/den.
@@ -33,7 +42,8 @@ typedef struct {
     float eps;           // normaliser epsilon
     int normalize;       // divide by φ(q)ᵀ z + eps
     int state_identity;  // S0 = I, z0 = 1
-    double loglam;       // log λ, <= 0 (0: no decay)
+    double loglam;       // log λ, <= 0 (0: no decay); used when ll is NULL
+    const float *ll;     // (T) log λ_t per position (decay = data), or NULL: λ_t = λ
 } FwSlab;
 
 // floats of `saved` (kept from forward to backward) and of `scratch` (free to
@@ -47,8 +57,9 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
                         const float *k, const float *v);
 
 // ADDS dL/dq, dL/dk, dL/dv (T, dh) for upstream dy (T, dh); y is forward's
-// output, saved what forward left there. Returns dL/d(log λ) (caller chains it
-// to θ: dlogλ/dθ = 1 - λ), summed in a fixed order.
-double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, const float *dy,
-                         const float *y, const float *saved, float *scratch, const float *q,
-                         const float *k, const float *v);
+// output, saved what forward left there. Returns dL/d(log λ) summed over the
+// positions in a fixed order (caller chains it to θ: dlogλ/dθ = 1 - λ); if
+// dll (T) is given, ADDS dL/d(log λ_t) per position there too.
+double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float *dll,
+                         const float *dy, const float *y, const float *saved, float *scratch,
+                         const float *q, const float *k, const float *v);

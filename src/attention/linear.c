@@ -11,21 +11,18 @@
 #include <string.h>
 
 #include "attention/attention.h"
+#include "attention/decay.h"
 #include "attention/fastweight_chunk.h"
 #include "attention/fastweight_work.h"
 #include "attention/feature_map.h"
+#include "attention/value_weights.h"
 #include "util/pool.h"
 
-// ---- λ from θ, stably ----
+extern const AttnKind attn_linear_decay;  // (its aux layout, for decay.h)
 
-// log λ = log sigmoid(θ) = -softplus(-θ), without overflow for any θ
-static double log_sigmoid(double x) { return x >= 0 ? -log1p(exp(-x)) : x - log1p(exp(x)); }
-// sigmoid(x), without overflow for any x
-static double sigmoid(double x) {
-    if (x >= 0) return 1.0 / (1.0 + exp(-x));
-    double e = exp(x);
-    return e / (1.0 + e);
-}
+// With decay = data (linear_decay only) λ_t = sigmoid(g_t + θ_h) per token
+// (decay.h): the chunk kernel gets log λ_t per position, and dL/dlog λ_t
+// flows back to the gate logit g_t and to θ_h through dlog λ/dx = 1 − λ.
 
 static FwSlab slab_params(const AttnConfig *c, int decay, size_t T, const float *theta, size_t h) {
     FwSlab p;
@@ -37,20 +34,25 @@ static FwSlab slab_params(const AttnConfig *c, int decay, size_t T, const float 
     p.eps = c->eps;
     p.normalize = c->normalize;
     p.state_identity = c->state_identity;
-    p.loglam = decay ? log_sigmoid((double)theta[h]) : 0.0;
+    p.loglam = decay ? decay_log_sigmoid((double)theta[h]) : 0.0;
+    p.ll = NULL;
     return p;
 }
 
 // ---- work layout ----
-// [ norm (B*H) | dlogλ (B*H) | slab 0 | slab 1 | ... ]
+// [ norm (B*H) | dθ partial (B*H) | slab 0 | slab 1 | ... ]
 // norm: ||S_T||_F per (b, h) from the last forward (for last_state_norm);
-// dlogλ: per-(b, h) partials of backward, summed over b in order afterwards;
-// slab: that (b, h)'s saved region (forward -> backward) then its scratch.
+// dθ partial: per-(b, h) partials of backward (dL/dlog λ, or with decay = data
+// already dL/dθ), summed over b in order afterwards;
+// slab: with decay = data first log λ_t and dL/dlog λ_t (T each), then that
+// (b, h)'s saved region (forward -> backward), then its scratch.
 // The per-slab size does not depend on θ, so slab_params(..., 0, ...) sizes it.
+
+static size_t gate_floats(const AttnConfig *c, size_t T) { return c->data_decay ? 2 * fw_round16(T) : 0; }
 
 static size_t slab_floats(const AttnConfig *c, size_t T, size_t *saved_out) {
     FwSlab p = slab_params(c, 0, T, NULL, 0);
-    size_t saved = fw_round16(fw_saved_floats(&p));
+    size_t saved = gate_floats(c, T) + fw_round16(fw_saved_floats(&p));
     if (saved_out) *saved_out = saved;
     return saved + fw_round16(fw_scratch_floats(&p));
 }
@@ -66,57 +68,91 @@ typedef struct {
     const AttnConfig *c;
     int decay;
     size_t B, T;
-    float *y, *dq, *dk, *dv, *work;
-    const float *dy, *q, *k, *v, *theta, *yin;
+    float *y, *dq, *dk, *dv, *daux, *work;
+    const float *dy, *q, *k, *v, *aux, *theta, *yin;
 } Job;
+
+// The slab's parameters; with decay = data also log λ_t (T) into the slab's
+// first T floats (forward and backward compute them by the same code, so
+// backward sees forward's very values)
+static FwSlab slab_setup(const Job *J, size_t bh, float *ws) {
+    size_t H = (size_t)J->c->heads;
+    FwSlab p = slab_params(J->c, J->decay, J->T, J->theta, bh % H);
+    if (J->decay && J->c->data_decay) {
+        const float *g = decay_gate_of(&attn_linear_decay, J->c, J->aux, bh, J->T);
+        double th = J->theta[bh % H];
+        for (size_t t = 0; t < J->T; t++) ws[t] = (float)decay_log_sigmoid((double)g[t] + th);
+        p.ll = ws;
+    }
+    return p;
+}
 
 static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
-    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
+    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H, gf = gate_floats(J->c, J->T);
     for (size_t bh = lo; bh < hi; bh++) {
-        FwSlab p = slab_params(J->c, J->decay, J->T, J->theta, bh % H);
         float *ws = fw_slab(J->work, BH, bh, sf);
-        J->work[bh] = (float)fw_chunk_forward(&p, J->y + bh * n, ws, ws + saved, J->q + bh * n,
+        FwSlab p = slab_setup(J, bh, ws);
+        J->work[bh] = (float)fw_chunk_forward(&p, J->y + bh * n, ws + gf, ws + saved, J->q + bh * n,
                                               J->k + bh * n, J->v + bh * n);
     }
 }
 
 static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
-    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
-    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H;
+    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved, T = J->T;
+    size_t sf = slab_floats(J->c, T, &saved), BH = J->B * H, gf = gate_floats(J->c, T);
     for (size_t bh = lo; bh < hi; bh++) {
-        FwSlab p = slab_params(J->c, J->decay, J->T, J->theta, bh % H);
         float *ws = fw_slab(J->work, BH, bh, sf);
-        double dll = fw_chunk_backward(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n,
-                                       J->dy + bh * n, J->yin + bh * n, ws, ws + saved,
-                                       J->q + bh * n, J->k + bh * n, J->v + bh * n);
-        J->work[BH + bh] = (float)dll;
+        FwSlab p = slab_setup(J, bh, ws);
+        float *dll = p.ll ? ws + gf / 2 : NULL;
+        if (dll) memset(dll, 0, T * sizeof(float));
+        double d = fw_chunk_backward(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n, dll,
+                                     J->dy + bh * n, J->yin + bh * n, ws + gf, ws + saved,
+                                     J->q + bh * n, J->k + bh * n, J->v + bh * n);
+        if (dll) {
+            // log λ_t = log sigmoid(x_t), x_t = g_t + θ_h: dx_t = dlogλ_t (1 − λ_t),
+            // 1 − λ_t = sigmoid(−x_t); into the gate logit, and summed for θ_h
+            const float *g = decay_gate_of(&attn_linear_decay, J->c, J->aux, bh, T);
+            float *dg = J->daux ? (float *)decay_gate_of(&attn_linear_decay, J->c, J->daux, bh, T) : NULL;
+            double th = J->theta[bh % H];
+            d = 0;
+            for (size_t t = 0; t < T; t++) {
+                double dx = (double)dll[t] * decay_sigmoid(-((double)g[t] + th));
+                if (dg) dg[t] += (float)dx;
+                d += dx;
+            }
+        }
+        J->work[BH + bh] = (float)d;
     }
 }
 
-// y, q, k, v (B, H, T, dh); theta (H) for the decay kind; aux unused
+// y, q, k, v (B, H, T, dh); theta (H) for the decay kind; aux (B, H, 1, T) the
+// gate logits with decay = data, else unused
 static void fw_forward(int decay, const AttnConfig *c, size_t B, size_t T, float *y, float *work,
-                       const float *q, const float *k, const float *v, const float *theta) {
+                       const float *q, const float *k, const float *v, const float *aux,
+                       const float *theta) {
     Job J = {.c = c, .decay = decay, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k,
-             .v = v, .theta = theta};
+             .v = v, .aux = aux, .theta = theta};
     parallel_for(B * (size_t)c->heads, 1, forward_slabs, &J);
 }
 
 static void fw_backward(int decay, const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
-                        float *dv, float *dtheta, const float *dy, float *work, const float *q,
-                        const float *k, const float *v, const float *theta, const float *y) {
-    Job J = {.c = c, .decay = decay, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .work = work,
-             .dy = dy, .q = q, .k = k, .v = v, .theta = theta, .yin = y};
+                        float *dv, float *daux, float *dtheta, const float *dy, float *work,
+                        const float *q, const float *k, const float *v, const float *aux,
+                        const float *theta, const float *y) {
+    Job J = {.c = c, .decay = decay, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .daux = daux,
+             .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta, .yin = y};
     size_t H = (size_t)c->heads, BH = B * H;
     parallel_for(BH, 1, backward_slabs, &J);
     if (!decay || !dtheta) return;
-    // log λ = log sigmoid(θ)  =>  dθ = dlogλ · (1 - λ) = dlogλ · sigmoid(-θ);
-    // summed over b in a fixed order, so the result is thread-count independent
+    // one λ: log λ = log sigmoid(θ)  =>  dθ = dlogλ · (1 - λ) = dlogλ · sigmoid(-θ);
+    // decay = data: the partials are dθ already. Summed over b in a fixed
+    // order, so the result is thread-count independent
     for (size_t h = 0; h < H; h++) {
         double acc = fw_decay_partial_sum(work, B, H, h);
-        dtheta[h] += (float)(acc * sigmoid(-(double)theta[h]));
+        dtheta[h] += (float)(c->data_decay ? acc : acc * decay_sigmoid(-(double)theta[h]));
     }
 }
 
@@ -138,27 +174,39 @@ static void linear_state_reset(const AttnConfig *c, float *state, size_t window)
     }
 }
 
-// q, k, v, y (H, dh): S = λ S + φ(k) vᵀ, z = λ z + φ(k), then the read-out
+// q, k, v, y (H, dh), aux (H, n_aux): S = λ S + φ(k) vᵀ, z = λ z + φ(k), then
+// the read-out (λ = λ_t with decay = data)
+#define FW_STEP_BLOCK 64  // feature-map values computed ahead of the state rows
+
 static void fw_step(int decay, const AttnConfig *c, float *state, float *y, const float *q,
-                    const float *k, const float *v, const float *theta) {
-    size_t d = (size_t)c->dh;
+                    const float *k, const float *v, const float *aux, const float *theta) {
+    size_t d = (size_t)c->dh, na = attn_aux(&attn_linear_decay, c);
     for (size_t h = 0; h < (size_t)c->heads; h++) {
         float *S = state + h * (d * d + d), *z = S + d * d, *yh = y + h * d;
         const float *qh = q + h * d, *kh = k + h * d, *vh = v + h * d;
-        float lam = decay ? (float)sigmoid((double)theta[h]) : 1.0f;
-        for (size_t i = 0; i < d; i++) {
-            float pk = fmap_phi(c->feature_map, kh[i]);
-            float *Si = S + i * d;
-            for (size_t j = 0; j < d; j++) Si[j] = lam * Si[j] + pk * vh[j];
-            z[i] = lam * z[i] + pk;
+        float lam = decay ? (float)decay_lambda_at(&attn_linear_decay, c, aux + h * na, theta, h) : 1.0f;
+        // phi of the key and query, a block at a time: as separate loops they
+        // vectorise (phi's exp is plain arithmetic), inside the row loops not
+        float pk[FW_STEP_BLOCK], pq[FW_STEP_BLOCK];
+        for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
+            size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
+            for (size_t i = 0; i < nb; i++) pk[i] = fmap_phi(c->feature_map, kh[i0 + i]);
+            for (size_t i = 0; i < nb; i++) {
+                float *Si = S + (i0 + i) * d;
+                for (size_t j = 0; j < d; j++) Si[j] = lam * Si[j] + pk[i] * vh[j];
+                z[i0 + i] = lam * z[i0 + i] + pk[i];
+            }
         }
         float den = c->eps;
         for (size_t j = 0; j < d; j++) yh[j] = 0.0f;
-        for (size_t i = 0; i < d; i++) {
-            float pq = fmap_phi(c->feature_map, qh[i]);
-            const float *Si = S + i * d;
-            for (size_t j = 0; j < d; j++) yh[j] += pq * Si[j];
-            den += pq * z[i];
+        for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
+            size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
+            for (size_t i = 0; i < nb; i++) pq[i] = fmap_phi(c->feature_map, qh[i0 + i]);
+            for (size_t i = 0; i < nb; i++) {
+                const float *Si = S + (i0 + i) * d;
+                for (size_t j = 0; j < d; j++) yh[j] += pq[i] * Si[j];
+                den += pq[i] * z[i0 + i];
+            }
         }
         if (c->normalize)
             for (size_t j = 0; j < d; j++) yh[j] /= den;
@@ -176,44 +224,44 @@ static void lin_forward(const AttnConfig *c, size_t B, size_t T, float *y, float
                         const float *q, const float *k, const float *v, const float *aux,
                         const float *theta) {
     (void)aux, (void)theta;
-    fw_forward(0, c, B, T, y, work, q, k, v, NULL);
+    fw_forward(0, c, B, T, y, work, q, k, v, NULL, NULL);
 }
 static void lin_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,
                          float *daux, float *dtheta, const float *dy, float *work, const float *q,
                          const float *k, const float *v, const float *aux, const float *theta,
                          const float *y) {
     (void)daux, (void)dtheta, (void)aux, (void)theta;
-    fw_backward(0, c, B, T, dq, dk, dv, NULL, dy, work, q, k, v, NULL, y);
+    fw_backward(0, c, B, T, dq, dk, dv, NULL, NULL, dy, work, q, k, v, NULL, NULL, y);
 }
 static void lin_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                      const float *q, const float *k, const float *v, const float *aux,
                      const float *theta) {
     (void)window, (void)pos, (void)aux, (void)theta;
-    fw_step(0, c, state, y, q, k, v, NULL);
+    fw_step(0, c, state, y, q, k, v, NULL, NULL);
 }
 
 static void dec_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
                         const float *q, const float *k, const float *v, const float *aux,
                         const float *theta) {
-    (void)aux;
-    fw_forward(1, c, B, T, y, work, q, k, v, theta);
+    fw_forward(1, c, B, T, y, work, q, k, v, aux, theta);
 }
 static void dec_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,
                          float *daux, float *dtheta, const float *dy, float *work, const float *q,
                          const float *k, const float *v, const float *aux, const float *theta,
                          const float *y) {
-    (void)daux, (void)aux;
-    fw_backward(1, c, B, T, dq, dk, dv, dtheta, dy, work, q, k, v, theta, y);
+    fw_backward(1, c, B, T, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
 }
 static void dec_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                      const float *q, const float *k, const float *v, const float *aux,
                      const float *theta) {
-    (void)window, (void)pos, (void)aux;
-    fw_step(1, c, state, y, q, k, v, theta);
+    (void)window, (void)pos;
+    fw_step(1, c, state, y, q, k, v, aux, theta);
 }
 
 const AttnKind attn_linear = {
     .name = "linear",
+    .training_form = "chunkwise-parallel",
+    .generation_form = "recurrent state",
     .uses_decay = 0,
     .n_aux = 0,
     .phi_normalizer = 1,
@@ -225,12 +273,17 @@ const AttnKind attn_linear = {
     .state_reset = linear_state_reset,
     .step = lin_step,
     .memory_bytes = linear_memory_bytes,
+    .value_weights = linear_value_weights,
+    .weights_formula = "W[i, j] = λ^(i−j) φ(q_i)·φ(k_j) / (φ(q_i)ᵀz_i + eps) (λ = 1 without decay)",
 };
 
 const AttnKind attn_linear_decay = {
     .name = "linear_decay",
+    .training_form = "chunkwise-parallel",
+    .generation_form = "recurrent state",
     .uses_decay = 1,
     .n_aux = 0,
+    .data_decay = 1,
     .phi_normalizer = 1,
     .work_floats = linear_work_floats,
     .forward = dec_forward,
@@ -240,4 +293,6 @@ const AttnKind attn_linear_decay = {
     .state_reset = linear_state_reset,
     .step = dec_step,
     .memory_bytes = linear_memory_bytes,
+    .value_weights = linear_value_weights,
+    .weights_formula = "W[i, j] = λ^(i−j) φ(q_i)·φ(k_j) / (φ(q_i)ᵀz_i + eps) (λ = 1 without decay)",
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention/decay.h"
 #include "autograd/ops.h"
 #include "util/err.h"
 #include "util/rng.h"
@@ -224,6 +225,7 @@ typedef struct {
     int normalize, identity, key_shift, chunk;
     float decay;
     KeyNorm key_norm;
+    int data_decay;  // λ_t from a gate logit per token (an extra aux column per head)
 } AttnCase;
 
 static int case_attention(FILE *out, const AttnCase *ac) {
@@ -238,9 +240,9 @@ static int case_attention(FILE *out, const AttnCase *ac) {
     AttnOp a = {kind,
                 {.heads = (int)H, .dh = (int)dh, .feature_map = ac->fmap, .eps = 1e-6f,
                  .normalize = ac->normalize, .chunk = ac->chunk, .state_identity = ac->identity,
-                 .decay = kind->uses_decay, .key_norm = ac->key_norm},
+                 .decay = kind->uses_decay, .key_norm = ac->key_norm, .data_decay = ac->data_decay},
                 B, T, ac->key_shift};
-    Tensor *qkv = leaf(&L, "qkv", B * T, 3 * C + H * (size_t)kind->n_aux, &rng, 0.7f, 0);
+    Tensor *qkv = leaf(&L, "qkv", B * T, 3 * C + H * attn_aux(kind, &a.cfg), &rng, 0.7f, 0);
     Tensor *theta = NULL;
     if (kind->uses_decay) {
         theta = leaf(&L, "theta", 1, H, &rng, 0, 0);
@@ -251,9 +253,9 @@ static int case_attention(FILE *out, const AttnCase *ac) {
     Tensor *y = op_attention(&t, "attn", qkv, theta, &a);
     float *r = xcalloc(y->n, sizeof(float));
     char name[128];
-    snprintf(name, sizeof name, "attention %s fmap=%d norm=%d%s init=%s shift=%d chunk=%d lam=%.3g", ac->kind,
+    snprintf(name, sizeof name, "attention %s fmap=%d norm=%d%s init=%s shift=%d chunk=%d lam=%.3g%s", ac->kind,
              (int)ac->fmap, ac->normalize, ac->key_norm == KEYNORM_L2 ? " l2" : "", ac->identity ? "I" : "0",
-             ac->key_shift, ac->chunk, ac->decay);
+             ac->key_shift, ac->chunk, ac->decay, ac->data_decay ? " data" : "");
     int bad = finish(out, name, &t, y, &L, r, &rng);
     tape_free(&t);
     leaves_free(&L);
@@ -267,20 +269,24 @@ int gradcheck_all(FILE *out) {
                            "crossentropy"};
     for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++) bad += case_dense(out, dense[i]);
     static const AttnCase cases[] = {
-        {"softmax", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM},
-        {"softmax", FMAP_ELU1, 1, 0, 1, 4, 0.9f, KEYNORM_SUM},
-        {"linear", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM},
-        {"linear", FMAP_RELU, 1, 0, 0, 3, 0.9f, KEYNORM_SUM},
-        {"linear", FMAP_IDENTITY, 0, 0, 0, 5, 0.9f, KEYNORM_SUM},
-        {"linear", FMAP_ELU1, 0, 1, 1, 16, 0.9f, KEYNORM_SUM},
-        {"linear_decay", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM},
-        {"linear_decay", FMAP_ELU1, 1, 1, 0, 3, 0.05f, KEYNORM_SUM},
-        {"linear_decay", FMAP_ELU1, 1, 0, 1, 1, 0.999f, KEYNORM_SUM},
-        {"linear_decay", FMAP_RELU, 0, 0, 0, 7, 0.5f, KEYNORM_SUM},
-        {"delta", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM},
-        {"delta", FMAP_ELU1, 1, 0, 1, 3, 0.9f, KEYNORM_SUM},
-        {"delta", FMAP_IDENTITY, 1, 0, 0, 4, 0.9f, KEYNORM_L2},
-        {"delta", FMAP_ELU1, 1, 1, 1, 3, 0.5f, KEYNORM_L2},
+        {"softmax", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
+        {"softmax", FMAP_ELU1, 1, 0, 1, 4, 0.9f, KEYNORM_SUM, 0},
+        {"linear", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
+        {"linear", FMAP_RELU, 1, 0, 0, 3, 0.9f, KEYNORM_SUM, 0},
+        {"linear", FMAP_IDENTITY, 0, 0, 0, 5, 0.9f, KEYNORM_SUM, 0},
+        {"linear", FMAP_ELU1, 0, 1, 1, 16, 0.9f, KEYNORM_SUM, 0},
+        {"linear_decay", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
+        {"linear_decay", FMAP_ELU1, 1, 1, 0, 3, 0.05f, KEYNORM_SUM, 0},
+        {"linear_decay", FMAP_ELU1, 1, 0, 1, 1, 0.999f, KEYNORM_SUM, 0},
+        {"linear_decay", FMAP_RELU, 0, 0, 0, 7, 0.5f, KEYNORM_SUM, 0},
+        {"delta", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
+        {"delta", FMAP_ELU1, 1, 0, 1, 3, 0.9f, KEYNORM_SUM, 0},
+        {"delta", FMAP_IDENTITY, 1, 0, 0, 4, 0.9f, KEYNORM_L2, 0},
+        {"delta", FMAP_ELU1, 1, 1, 1, 3, 0.5f, KEYNORM_L2, 0},
+        {"linear_decay", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 1},
+        {"linear_decay", FMAP_ELU1, 1, 1, 1, 3, 0.05f, KEYNORM_SUM, 1},
+        {"delta", FMAP_ELU1, 1, 0, 1, 3, 0.9f, KEYNORM_SUM, 1},
+        {"delta", FMAP_IDENTITY, 1, 1, 0, 4, 0.5f, KEYNORM_L2, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) bad += case_attention(out, &cases[i]);
     return bad;

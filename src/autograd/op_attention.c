@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention/decay.h"
 #include "autograd/ops.h"
 #include "util/err.h"
 #include "util/pool.h"
@@ -19,7 +20,7 @@ enum { S_Q, S_K, S_V, S_AUX, S_Y, S_WORK, S_GRADS, S_DTHETA };
 typedef struct {
     const AttnOp *a;
     float *qkv;          // (B*T, W)
-    float *q, *k, *v, *aux;  // (B, H, T, dh), aux (B, H, T, n_aux)
+    float *q, *k, *v, *aux;  // (B, H, T, dh), aux (B, H, n_aux, T)
     int to_heads;        // 1: qkv -> slabs (forward), 0: slab grads -> qkv grad (backward, +=)
 } Scatter;
 
@@ -27,7 +28,7 @@ static void scatter_rows(void *ctx, size_t lo, size_t hi) {
     const Scatter *s = ctx;
     const AttnOp *a = s->a;
     size_t H = (size_t)a->cfg.heads, dh = (size_t)a->cfg.dh, C = H * dh, T = a->T;
-    size_t na = (size_t)a->kind->n_aux, W = 3 * C + H * na;
+    size_t na = attn_aux(a->kind, &a->cfg), W = 3 * C + H * na;
     for (size_t r = lo; r < hi; r++) {  // r = b*T + t
         size_t b = r / T, t = r % T;
         float *row = s->qkv + r * W;
@@ -43,7 +44,7 @@ static void scatter_rows(void *ctx, size_t lo, size_t hi) {
                 if (!a->key_shift) memcpy(k, krow, dh * sizeof(float));
                 else if (t == 0) memset(k, 0, dh * sizeof(float));
                 else memcpy(k, krow - W, dh * sizeof(float));  // previous row's key
-                for (size_t j = 0; j < na; j++) s->aux[slab * na + j] = row[3 * C + h * na + j];
+                for (size_t j = 0; j < na; j++) s->aux[((b * H + h) * na + j) * T + t] = row[3 * C + h * na + j];
             } else {
                 for (size_t d = 0; d < dh; d++) row[h * dh + d] += q[d];
                 for (size_t d = 0; d < dh; d++) row[2 * C + h * dh + d] += v[d];
@@ -54,7 +55,7 @@ static void scatter_rows(void *ctx, size_t lo, size_t hi) {
                     const float *kn = k + dh;
                     for (size_t d = 0; d < dh; d++) row[C + h * dh + d] += kn[d];
                 }
-                for (size_t j = 0; j < na; j++) row[3 * C + h * na + j] += s->aux[slab * na + j];
+                for (size_t j = 0; j < na; j++) row[3 * C + h * na + j] += s->aux[((b * H + h) * na + j) * T + t];
             }
         }
     }
@@ -83,7 +84,7 @@ static void gather_rows(void *ctx, size_t lo, size_t hi) {
 
 static size_t slab_floats(const AttnOp *a) { return a->B * a->T * (size_t)a->cfg.heads * a->cfg.dh; }
 static size_t aux_floats(const AttnOp *a) {
-    return a->B * a->T * (size_t)a->cfg.heads * (size_t)a->kind->n_aux;
+    return a->B * a->T * (size_t)a->cfg.heads * attn_aux(a->kind, &a->cfg);
 }
 
 static void attn_fwd(Node *n) {
@@ -121,7 +122,7 @@ const float *op_attention_work(const Node *n) { return n->saved[S_WORK]; }
 
 Tensor *op_attention(Tape *t, const char *name, Tensor *qkv, Tensor *theta, const AttnOp *a) {
     size_t C = (size_t)a->cfg.heads * a->cfg.dh;
-    size_t W = 3 * C + (size_t)a->cfg.heads * a->kind->n_aux;
+    size_t W = 3 * C + (size_t)a->cfg.heads * attn_aux(a->kind, &a->cfg);
     if (qkv->cols != W || qkv->rows != a->B * a->T) {
         fprintf(stderr, "lmtrain: internal error: %s: qkv is (%zu,%zu), expected (%zu,%zu)\n", name,
                 qkv->rows, qkv->cols, a->B * a->T, W);

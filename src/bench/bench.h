@@ -109,6 +109,8 @@ void bench_trainer_free(BenchTrainer *x);
 // The defaults (config_defaults) with these model sizes and `kind`; task text
 // with no corpus (the benchmarks feed random tokens).
 void bench_set_chunk(int chunk);
+// --set section.key=value for every benchmark model (checked here: 0 or ERR_USAGE)
+int bench_add_set(const char *assignment);
 void bench_config(Config *c, const char *kind, int layers, int heads, int d_model, int block_size,
                   int batch_size, PosKind pos);
 

@@ -38,6 +38,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "attention/decay.h"
 #include "bench/bench.h"
 
 // Both return a whole forward + backward; *fwd gets the forward's share.
@@ -69,7 +70,7 @@ static double chunk_flops_per_seq(size_t T, size_t dh, size_t chunk, int normali
 
 BenchFlops bench_flops_per_token(const Model *m, size_t T) {
     double C = (double)m->C, F = (double)m->F, L = (double)m->L, V = (double)m->V;
-    double qkv_rows = 3 * C + (double)m->H * (double)m->kind->n_aux;
+    double qkv_rows = 3 * C + (double)m->H * (double)attn_aux(m->kind, &m->acfg);
     double n_mm = L * (qkv_rows * C + C * C + 2 * F * C) + V * C;
     BenchFlops f = {.dense = 6 * n_mm, .attention = NAN, .attention_fwd = NAN};
     double per_seq_head, fwd;

@@ -294,14 +294,17 @@ static int write_charts(const BenchOpts *o, const Point *pts) {
 int bench_part_length(const BenchOpts *o) {
     Point pts[BENCH_MAX_KINDS * BENCH_MAX_SEQ];
     memset(pts, 0, sizeof pts);
+    Config shown;  // the sizes as --set left them
+    bench_config(&shown, o->kinds[0], LAYERS, HEADS, D_MODEL, 64, 1, POS_NONE);
     printf("== Cost vs length: forward + backward of one sequence of N tokens (batch 1), %d threads ==\n"
-           "  model: layers %d, heads %d, d_model %d, ffn 4, vocab %d (random tokens), pos none, chunk 64\n"
+           "  model: layers %d, heads %d, d_model %d, ffn %d, vocab %d (random tokens), pos none, chunk %d%s\n"
            "  time: median of n timed runs after one warm-up (us/token: wall clock; cpu us/tok: CPU time\n"
            "  of all threads, the work itself). cpu%%: CPU time / (wall x threads); low means other\n"
            "  processes had the cores or the work did not keep every thread busy.\n"
            "  peak RSS: the measuring process's maximum resident set (everything in it).\n"
            "  model+graph: weights, gradients, activations, their gradients, saved tensors as allocated.\n\n",
-           o->threads, LAYERS, HEADS, D_MODEL, BENCH_VOCAB);
+           o->threads, shown.layers, shown.heads, shown.d_model, shown.ffn_mult, BENCH_VOCAB, shown.chunk,
+           shown.key_norm == KEYNORM_L2 ? ", key_norm l2 (delta)" : "");
     printf("  %-13s %6s %9s %12s %9s %8s %9s %5s %5s %10s %11s\n", "kind", "N", "us/token", "cpu us/tok",
            "tokens/s", "GFLOP/s", "step s", "n", "cpu%", "peak RSS", "model+graph");
     for (int k = 0; k < o->n_kinds; k++) {

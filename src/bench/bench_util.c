@@ -160,6 +160,23 @@ int bench_in_child(BenchChildFn fn, void *ctx, BenchResult *res) {
 static int g_chunk;
 void bench_set_chunk(int chunk) { g_chunk = chunk; }
 
+// --set: config overrides applied to every benchmark model after its sizes
+// (e.g. model.heads=1 for a head size of 128, attention.key_norm=l2); a key
+// that a kind does not read changes nothing for that kind
+#define MAX_SETS 16
+static const char *g_sets[MAX_SETS];
+static int g_nsets;
+
+int bench_add_set(const char *assignment) {
+    if (g_nsets == MAX_SETS) return err_set(ERR_USAGE, "bench: --set: at most %d", MAX_SETS);
+    Config c;
+    config_defaults(&c);
+    int rc = config_set(&c, assignment);
+    if (rc) return rc;
+    g_sets[g_nsets++] = assignment;
+    return 0;
+}
+
 void bench_config(Config *c, const char *kind, int layers, int heads, int d_model, int block_size,
                   int batch_size, PosKind pos) {
     config_defaults(c);
@@ -172,6 +189,7 @@ void bench_config(Config *c, const char *kind, int layers, int heads, int d_mode
     c->batch_size = batch_size;
     c->pos = pos;
     if (g_chunk > 0) c->chunk = g_chunk;
+    for (int i = 0; i < g_nsets; i++) config_set(c, g_sets[i]);  // checked by bench_add_set
 }
 
 void bench_random_tokens(int *tok, size_t n, size_t V, unsigned long long seed) {

@@ -4,6 +4,7 @@
 //   lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]
 //                 [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]
 //                 [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]
+//                 [--set section.key=value]...
 //
 // Parts (all but "profile" by default, in this order; bench/bench.h lists the files):
 //   peak      FP32 FMA peak, 1 thread and all threads            -> peak.csv
@@ -14,7 +15,8 @@
 //                                                                    memory_vs_length.svg
 //   generate  generator_step time/token at positions 64 and 16384 -> generate.csv
 //   profile   a training step's time per op, fwd and bwd          -> profile.csv
-// "train" and "profile" need the peak for their % columns, so they run "peak" too.
+// "train", "profile" and "generate" need the peak part's FMA peak or memory
+// bandwidth for their % columns, so they run "peak" too.
 //
 // --sizes: the model sizes of parts "train" and "profile" (bench_train.c).
 //
@@ -44,7 +46,8 @@ enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8, PART_P
 static const char *USAGE_BENCH =
     "usage: lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]\n"
     "                     [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]\n"
-    "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]";
+    "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]\n"
+    "                     [--set section.key=value]... (every model; e.g. model.heads=1, attention.key_norm=l2)";
 
 // Calls item(ctx, opt, s, len) for each element of a comma-separated list
 // (the list is not modified); an empty element is an error.
@@ -149,6 +152,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
             if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_size("bench", a, v, 1, 65536, &chunk)))
                 return rc;
             bench_set_chunk((int)chunk);
+        } else if (!strcmp(a, "--set")) {
+            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = bench_add_set(v))) return rc;
         } else if (!strcmp(a, "--quick")) {
             o->quick = 1;
         } else if (!strcmp(a, "--threads")) {
@@ -169,7 +174,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
         }
     }
     if (!*parts) *parts = PART_PEAK | PART_TRAIN | PART_LENGTH | PART_GENERATE;
-    if (*parts & (PART_TRAIN | PART_PROFILE)) *parts |= PART_PEAK;  // % of peak needs the peak
+    // % of peak and % of bandwidth need the peak part's measurements
+    if (*parts & (PART_TRAIN | PART_PROFILE | PART_GENERATE)) *parts |= PART_PEAK;
     if ((rc = each_item("--kinds", kinds ? kinds : "softmax,linear,linear_decay", item_kind, o))) return rc;
     if ((rc = each_item("--sizes", sizes ? sizes : "baby,large", item_size, o))) return rc;
     if ((rc = each_item("--seq", seq ? seq : "256,1024,4096,16384", item_seq, o))) return rc;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "util/err.h"
+#include "util/file_check.h"
 
 static int is_file(const char *p) {
     struct stat st;
@@ -15,6 +16,10 @@ static int is_file(const char *p) {
 int cli_load_config(Config *c, const char *name, char *const *sets, int n_sets) {
     char path[4096];
     snprintf(path, sizeof path, "%s", name);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))  // a FIFO would block the read, a device never end
+        return err_set(ERR_USAGE, "cannot open config %s: it is %s; lmtrain reads only regular files", path,
+                       file_kind(st.st_mode));
     if (!is_file(path)) {
         snprintf(path, sizeof path, "configs/%s", name);
         if (!is_file(path)) snprintf(path, sizeof path, "configs/%s.ini", name);

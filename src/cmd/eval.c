@@ -8,7 +8,8 @@
 // at each position of the window: position t has seen t+1 tokens, so the curve
 // shows how much each attention kind gains from longer context.
 //
-// Writes DIR/eval/loss_by_position.csv and DIR/eval/loss_by_position.svg.
+// Writes DIR/eval/loss_by_position.csv and DIR/eval/loss_by_position.svg, and
+// DIR/eval/summary.txt (the figure the ablation report reads).
 //
 // --length N scores windows of N tokens instead of block_size: the split cut
 // into consecutive windows of N, each read from a fresh state. Past block_size
@@ -16,12 +17,14 @@
 // position block_size or later; refused, with the reason). The loss by
 // position then runs to N - 1: whether the model still predicts as well, or
 // better, at positions it never trained at is the extrapolation question.
-// Files: DIR/eval/loss_by_position_N.csv and .svg.
+// Files: DIR/eval/loss_by_position_N.csv and .svg (no summary.txt: the
+// report's figure is the one at block_size).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiment/eval_summary.h"
 #include "model/model.h"
 #include "cmd/commands.h"
 #include "cmd/opt.h"
@@ -147,6 +150,8 @@ static int run_eval(const LoadedRun *r, Model *m, size_t T) {
     int rc = make_dirs(dir);
     if (!rc) rc = write_outputs(r, &p, dir, name);
     if (!rc) printf("loss by position: %s/%s.csv and .svg\n", dir, name);
+    EvalSummary es = {.loss = loss, .tokens = n, .window = T, .step = r->st.step, .batch_hash = r->st.batch_hash};
+    if (!rc && T == m->Tmax) rc = eval_summary_write(r->dir, &es);
     free(p.sum);
     free(p.count);
     return rc;
@@ -168,6 +173,20 @@ static int check_length(const LoadedRun *r, size_t T) {
     return 0;
 }
 
+// length 0: block_size
+static int eval_folder(const char *run_dir, size_t length) {
+    LoadedRun r;
+    int rc = run_load(&r, run_dir);
+    if (rc) return rc;
+    size_t T = length ? length : r.model.Tmax;
+    if (!(rc = check_length(&r, T))) {
+        pool_init(r.cfg.threads);
+        rc = run_eval(&r, &r.model, T);
+    }
+    run_unload(&r);
+    return rc;
+}
+
 int cmd_eval(int argc, char **argv) {
     const char *run = NULL, *v;
     size_t length = 0;
@@ -184,13 +203,7 @@ int cmd_eval(int argc, char **argv) {
         }
     }
     if (!run) return err_set(ERR_USAGE, "eval: missing --run DIR (a run folder with checkpoint.bin)");
-    LoadedRun r;
-    if ((rc = run_load(&r, run))) return rc;
-    size_t T = length ? length : r.model.Tmax;
-    if (!(rc = check_length(&r, T))) {
-        pool_init(r.cfg.threads);
-        rc = run_eval(&r, &r.model, T);
-    }
-    run_unload(&r);
-    return rc;
+    return eval_folder(run, length);
 }
+
+int eval_run_folder(const char *run_dir) { return eval_folder(run_dir, 0); }

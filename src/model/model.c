@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention/decay.h"
 #include "util/err.h"
 #include "util/rng.h"
 
@@ -49,7 +50,7 @@ static size_t param_specs(Model *m, ParamSpec *out) {
 #define NAME(fmt) (snprintf(buf, sizeof buf, "h.%zu." fmt, l), buf)
         ADD(NAME("ln_1.weight"), 1, m->C, INIT_ONES, 0, 1, y ? &y->ln1_w : NULL);
         ADD(NAME("ln_1.bias"), 1, m->C, INIT_ZEROS, 0, 1, y ? &y->ln1_b : NULL);
-        ADD(NAME("attn.qkv.weight"), 3 * m->C + m->H * (size_t)m->kind->n_aux, m->C, INIT_NORMAL, 1, 1,
+        ADD(NAME("attn.qkv.weight"), 3 * m->C + m->H * attn_aux(m->kind, &m->acfg), m->C, INIT_NORMAL, 1, 1,
             y ? &y->qkv : NULL);
         if (m->kind->uses_decay)
             ADD(NAME("attn.theta"), 1, m->H, INIT_DECAY, 0, c->decay_learnable, y ? &y->theta : NULL);
@@ -123,6 +124,7 @@ static void model_dims(Model *m, const Config *cfg, size_t V) {
         .state_identity = cfg->state_init == STATE_IDENTITY,
         .decay = m->kind->uses_decay,
         .key_norm = cfg->key_norm,
+        .data_decay = cfg->decay == DECAY_DATA,
     };
 }
 

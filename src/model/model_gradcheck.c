@@ -12,7 +12,8 @@
 #include "model/model.h"
 #include "util/err.h"
 
-static int check_one(FILE *out, const char *kind, int output_norm, int key_shift, int ffn) {
+static int check_one(FILE *out, const char *kind, int output_norm, int key_shift, int ffn,
+                     DecayMode decay, KeyNorm key_norm) {
     if (!attn_kind_find(kind)) return 0;
     Config c;
     config_defaults(&c);
@@ -27,6 +28,9 @@ static int check_one(FILE *out, const char *kind, int output_norm, int key_shift
     c.key_shift = key_shift;
     c.decay_init[0] = 0.5;  // dλ/dθ = λ(1-λ) at its largest: θ gradients big enough for float32 FD
     c.n_decay_init = 1;
+    c.decay = decay;
+    c.decay_learnable = decay != DECAY_FIXED;
+    c.key_norm = key_norm;
     Model m;
     model_build(&m, &c, 7);
     // larger weights than the 0.02 init, so every path carries signal
@@ -48,8 +52,9 @@ static int check_one(FILE *out, const char *kind, int output_norm, int key_shift
     GradcheckStats st = gradcheck_directional(&g.tape, g.loss, leaves, n, 3, 3);
     int ok = st.max_err <= 1.0;
     if (out)
-        fprintf(out, "model %-13s norm=%d shift=%d ffn=%d        %s  worst %.3f of tolerance (%s: analytic %.6g, numeric %.6g), %zu checked\n",
-                kind, output_norm, key_shift, ffn, ok ? "ok  " : "FAIL", st.max_err,
+        fprintf(out, "model %-13s norm=%d shift=%d ffn=%d%s%s %s  worst %.3f of tolerance (%s: analytic %.6g, numeric %.6g), %zu checked\n",
+                kind, output_norm, key_shift, ffn, decay == DECAY_DATA ? " data" : "     ",
+                key_norm == KEYNORM_L2 ? " l2" : "   ", ok ? "ok  " : "FAIL", st.max_err,
                 st.worst_input ? st.worst_input : "-", st.worst_a, st.worst_n, st.checked);
     graph_free(&g);
     model_free(&m);
@@ -59,8 +64,11 @@ static int check_one(FILE *out, const char *kind, int output_norm, int key_shift
 int model_gradcheck_all(FILE *out) {
     int bad = 0;
     for (int i = 0; attn_kinds[i]; i++) {
-        bad += check_one(out, attn_kinds[i]->name, 0, 0, 2);
-        bad += check_one(out, attn_kinds[i]->name, 1, 1, 0);
+        const AttnKind *k = attn_kinds[i];
+        bad += check_one(out, k->name, 0, 0, 2, DECAY_LEARNED, KEYNORM_SUM);
+        bad += check_one(out, k->name, 1, 1, 0, DECAY_LEARNED, KEYNORM_SUM);
+        if (k->data_decay) bad += check_one(out, k->name, 0, 1, 2, DECAY_DATA, KEYNORM_SUM);
+        if (k->uses_key_norm) bad += check_one(out, k->name, 0, 0, 0, DECAY_DATA, KEYNORM_L2);
     }
     return bad;
 }

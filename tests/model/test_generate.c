@@ -30,9 +30,13 @@ typedef struct {
     int layers, block;
 } Variant;
 
-static void make_model(Model *m, const Variant *v, size_t V, uint64_t seed) {
+// decay = data and key_norm: the options the gated kinds add
+static void make_model_gated(Model *m, const Variant *v, size_t V, uint64_t seed, DecayMode decay,
+                             KeyNorm key_norm) {
     Config c;
     config_defaults(&c);
+    c.decay = decay;
+    c.key_norm = key_norm;
     snprintf(c.kind, sizeof c.kind, "%s", v->kind);
     c.layers = v->layers;
     c.heads = 2;
@@ -122,6 +126,10 @@ static double greedy_both_paths(Model *m, const int *prompt, size_t n_prompt, si
 
 static const int PROMPT[] = {3, 17, 5, 11};
 
+static void make_model(Model *m, const Variant *v, size_t V, uint64_t seed) {
+    make_model_gated(m, v, V, seed, DECAY_LEARNED, KEYNORM_SUM);
+}
+
 // Positions below block_size, where both paths compute the same function, for
 // every kind and the options that change the per-token path.
 static void test_greedy_equal_within_block(void) {
@@ -145,6 +153,26 @@ static void test_greedy_equal_within_block(void) {
         make_model(&m, &vs[i], VOCAB, 100 + i);
         double w = greedy_both_paths(&m, PROMPT, 4, (size_t)vs[i].block);
         if (getenv("VERBOSE")) printf("  variant %zu (%s): worst rel logit diff %.3g\n", i, vs[i].kind, w);
+        model_free(&m);
+    }
+}
+
+// decay = data (a λ per token from the block input) and L2 keys: the
+// generator's step() reads the gate from each token's aux inputs, the training
+// form from the slab's; both must give the same logits, within and past block_size
+static void test_gated_kinds(void) {
+    const Variant vs[] = {
+        {"linear_decay", POS_LEARNED, 1, 0, 2, 0, 1, FMAP_ELU1, 2, 24},
+        {"delta", POS_LEARNED, 1, 0, 2, 0, 1, FMAP_ELU1, 2, 24},
+        {"delta", POS_NONE, 0, 1, 1, 1, 1, FMAP_IDENTITY, 2, 16},
+    };
+    KeyNorm kn[] = {KEYNORM_SUM, KEYNORM_SUM, KEYNORM_L2};
+    for (size_t i = 0; i < 3; i++) {
+        Model m;
+        make_model_gated(&m, &vs[i], VOCAB, 300 + i, DECAY_DATA, kn[i]);
+        size_t len = vs[i].pos == POS_NONE ? 3 * (size_t)vs[i].block + 7 : (size_t)vs[i].block;
+        double w = greedy_both_paths(&m, PROMPT, 4, len);
+        if (getenv("VERBOSE")) printf("  gated %s: worst rel logit diff %.3g\n", vs[i].kind, w);
         model_free(&m);
     }
 }
@@ -236,6 +264,7 @@ static void test_reset_and_constant_state(void) {
 int main(void) {
     TEST(test_greedy_equal_within_block);
     TEST(test_fast_weight_unbounded_length);
+    TEST(test_gated_kinds);
     TEST(test_softmax_sliding_window);
     TEST(test_reset_and_constant_state);
     return test_summary();

@@ -1,0 +1,49 @@
+// decay.h — the decay λ of the fast-weight kinds, from its logit, stably.
+//
+// One λ per head: λ = sigmoid(θ_h) (decay = fixed or learned). One λ per head
+// and token (decay = data): λ_t = sigmoid(g_t + θ_h), where g_t = w_hᵀx_t is the
+// kind's last aux input (the model projects it from the block input beside q,
+// k, v) and θ_h is its bias, initialised to logit(decay_init), so that λ_t
+// starts near decay_init (w_h starts small). Gated Linear Attention / Mamba-2 /
+// Gated DeltaNet's scalar gate per head.
+#pragma once
+#include <math.h>
+#include <stddef.h>
+
+#include "attention/attention.h"
+
+// sigmoid(x) without overflow for any x
+static inline double decay_sigmoid(double x) {
+    if (x >= 0) return 1.0 / (1.0 + exp(-x));
+    double e = exp(x);
+    return e / (1.0 + e);
+}
+
+// log sigmoid(x) = -softplus(-x), without overflow for any x
+static inline double decay_log_sigmoid(double x) {
+    return x >= 0 ? -log1p(exp(-x)) : x - log1p(exp(x));
+}
+
+// Aux inputs per head and token the model projects for this kind and config:
+// the kind's own (delta's β logit) and, with decay = data, the gate logit last.
+static inline size_t attn_aux(const AttnKind *k, const AttnConfig *c) {
+    return (size_t)k->n_aux + (c->data_decay ? 1 : 0);
+}
+
+// The gate logits of slab bh: aux is (B, H, n_aux, T), channel-major, so each
+// channel of a slab is one contiguous T-vector; the gate is the last channel.
+static inline const float *decay_gate_of(const AttnKind *k, const AttnConfig *c, const float *aux,
+                                         size_t bh, size_t T) {
+    size_t na = attn_aux(k, c);
+    return aux + (bh * na + na - 1) * T;
+}
+
+// λ of head h at one token: aux_h the (n_aux) aux inputs of that head and token
+// (generation's layout), theta (H) or NULL (λ = 1). For inspect and step().
+static inline double decay_lambda_at(const AttnKind *k, const AttnConfig *c, const float *aux_h,
+                                     const float *theta, size_t h) {
+    if (!theta) return 1.0;
+    double x = theta[h];
+    if (c->data_decay) x += aux_h[attn_aux(k, c) - 1];
+    return decay_sigmoid(x);
+}
