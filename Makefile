@@ -3,11 +3,13 @@
 #   make              build ./lmtrain
 #   make test         build and run every test (SAN=1: under ASan + UBSan)
 #   make data         put data/tinyshakespeare.txt in place (SHAKESPEARE=path to copy a local file)
-#   make ablation     the three-way ablation into runs/ablation
+#   make ablation     the three-way ablation into runs/ablation, SEEDS seeds each (default 3;
+#                     SEEDS=1 the quick one-seed version)
 #   make recall       the recall ablation (runs/recall) and the pairs sweep (runs/recall_sweep)
 #   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
 #   make test-valgrind  training, resume and sampling under valgrind memcheck
+#   make test-html    report.html rendered in headless Chromium (needs Debian's chromium)
 
 CC      ?= gcc
 # No -ffast-math: it makes isnan() lie and NaN detection is a feature.
@@ -33,7 +35,7 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter 1,$(SAN)),$(BUILD)/lmtrain,lmtrain)
 
-.PHONY: all test data ablation recall bench clean
+.PHONY: all test test-html data ablation recall bench clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -68,8 +70,11 @@ data: data/tinyshakespeare.txt
 data/tinyshakespeare.txt:
 	@sh data/fetch.sh "$@" "$(SHAKESPEARE_SHA)" "$(SHAKESPEARE_URL)" "$(SHAKESPEARE)"
 
+# Every kind with the seeds 1337 .. 1337+SEEDS-1; runs already finished are kept,
+# so SEEDS=1 after SEEDS=3 (or a second `make ablation`) only rebuilds the report.
+SEEDS ?= 3
 ablation: data $(BIN)
-	./$(BIN) ablate configs/softmax.ini configs/linear.ini configs/linear_decay.ini --out runs/ablation
+	./$(BIN) ablate configs/softmax.ini configs/linear.ini configs/linear_decay.ini --seeds $(SEEDS) --out runs/ablation
 
 RECALL_CONFIGS := configs/recall_softmax.ini configs/recall_linear.ini configs/recall_linear_decay.ini configs/recall_delta.ini
 # The main recall comparison (d_model 64, 8 pairs), then the pairs sweep at a
@@ -78,6 +83,11 @@ RECALL_CONFIGS := configs/recall_softmax.ini configs/recall_linear.ini configs/r
 recall: $(BIN)
 	./$(BIN) ablate $(RECALL_CONFIGS) --out runs/recall
 	./$(BIN) ablate $(RECALL_CONFIGS) --out runs/recall_sweep --set model.d_model=32 --sweep data.pairs=2,4,8,16
+
+# report.html opened in a real browser: every chart and table rendered, no
+# parse error, not a blank page (tests/html/render_check.sh; CI runs it)
+test-html: $(BIN)
+	sh tests/html/render_check.sh ./$(BIN)
 
 clean:
 	rm -rf build build-san lmtrain

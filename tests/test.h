@@ -2,16 +2,54 @@
 //
 // Each tests/**/test_*.c is its own program. It calls the TEST macro for each
 // case and ends main() with `return test_summary();`, which prints
-// "N passed, M failed" for that file; tests/run.sh adds the files up.
+// "N passed, M failed, K skipped" for that file (and one "skipped: CASE (need
+// NEED): why" line per skip); tests/run.sh adds the files up and lists skips.
 // A case fails if any CHECK inside it fails; CHECK never aborts, so one run
 // reports every broken case.
+//
+// A case that cannot run here calls SKIP(need, "why", ...) and returns. `need`
+// names what was missing: "corpus" (data/tinyshakespeare.txt), "clang",
+// "valgrind", or something no CI can promise ("non-root", "mkfifo", ...). CI
+// sets LMTRAIN_REQUIRE to a comma list of what it has ("corpus,clang,valgrind"):
+// a skip for a need on that list counts as a failure, so a test that CI can
+// run is never silently skipped there.
 #pragma once
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-static int t_passed, t_failed, t_case_failed;
+static int t_passed, t_failed, t_skipped, t_case_failed, t_case_skipped;
 static const char *t_case;
+
+static inline int test_required(const char *need) {
+    const char *req = getenv("LMTRAIN_REQUIRE");
+    size_t n = strlen(need);
+    for (const char *p = req; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, need, n) == 0) return 1;
+        p = end ? end + 1 : p + len;
+    }
+    return 0;
+}
+
+static inline void test_skip(const char *need, const char *fmt, ...) {
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (test_required(need)) {  // CI has this: not having it here is a failure
+        fprintf(stderr, "  FAIL %s: skipped, but LMTRAIN_REQUIRE includes \"%s\": %s\n", t_case, need, why);
+        t_case_failed = 1;
+        return;
+    }
+    printf("skipped: %s (need %s): %s\n", t_case, need, why);
+    t_case_skipped = 1;
+}
+#define SKIP(need, ...) test_skip(need, __VA_ARGS__)
 
 #define CHECK(cond)                                                              \
     do {                                                                         \
@@ -37,17 +75,20 @@ static const char *t_case;
     do {                                                                \
         t_case = #name;                                                 \
         t_case_failed = 0;                                              \
+        t_case_skipped = 0;                                             \
         name();                                                         \
         if (t_case_failed) {                                            \
             t_failed++;                                                 \
             fprintf(stderr, "FAIL %s\n", #name);                        \
+        } else if (t_case_skipped) {                                    \
+            t_skipped++;                                                \
         } else {                                                        \
             t_passed++;                                                 \
         }                                                               \
     } while (0)
 
 static inline int test_summary(void) {
-    printf("%d passed, %d failed\n", t_passed, t_failed);
+    printf("%d passed, %d failed, %d skipped\n", t_passed, t_failed, t_skipped);
     return t_failed ? 1 : 0;
 }
 

@@ -38,6 +38,8 @@ typedef struct AttnKind {
     int n_aux;            // extra per-head per-token inputs (0 for all but delta)
     int uses_key_norm;    // 1: reads AttnConfig.key_norm ([attention] key_norm)
     int data_decay;       // 1: supports [attention] decay = data (λ per token)
+    const char *training_form;    // how forward computes it, in words (inspect prints it)
+    const char *generation_form;  // how step keeps what it has read
     int phi_normalizer;   // 1: normalize = true divides by a sum of φ values (φ(q)ᵀz, or Σφ(k)
                           // with key_norm = sum), which only a φ >= 0 keeps away from zero
 
@@ -77,6 +79,17 @@ typedef struct AttnKind {
     // Inference memory of one layer for a sequence of `len` tokens, in bytes:
     // the KV cache for softmax, the fixed state for fast-weight kinds.
     size_t (*memory_bytes)(const AttnConfig *c, size_t len);
+
+    // ---- teaching (inspect): the attention matrix a kind implies ----
+    // For one head over T positions: W (T, T) with W[i, j] the weight value v_j
+    // has in output y_i (zero for j > i), and y0 (T, dh) the part of y that
+    // comes from the initial state (zero unless state_identity), so that
+    // y_i = Σ_j W[i, j] v_j + y0_i exactly, in double precision. q, k (T, dh)
+    // raw projections, aux (T, n_aux), lam this head's λ (1 without decay).
+    // NULL for a kind without such a form.
+    const char *weights_formula;  // what W is, in words and symbols (for inspect)
+    void (*value_weights)(const AttnConfig *c, size_t T, const float *q, const float *k,
+                          const float *aux, double lam, double *W, double *y0);
 } AttnKind;
 
 // NULL-terminated list of every kind, in registry.c.

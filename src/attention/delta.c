@@ -43,6 +43,7 @@
 #include "attention/delta_chunk.h"
 #include "attention/delta_wy.h"
 #include "attention/fastweight_work.h"
+#include "attention/value_weights.h"
 #include "util/pool.h"
 
 extern const AttnKind attn_delta;  // (its aux layout, for decay.h)
@@ -251,6 +252,8 @@ static size_t delta_memory_bytes(const AttnConfig *c, size_t len) {
 
 const AttnKind attn_delta = {
     .name = "delta",
+    .training_form = "exact token recurrence, chunk by chunk",
+    .generation_form = "recurrent state",
     .uses_decay = 1,
     .n_aux = 1,
     .uses_key_norm = 1,
@@ -264,4 +267,6 @@ const AttnKind attn_delta = {
     .state_reset = delta_state_reset,
     .step = delta_step,
     .memory_bytes = delta_memory_bytes,
+    .value_weights = delta_value_weights,
+    .weights_formula = "through the corrections u_j = β_j(v_j − λS_{j−1}ᵀk̂_j) it writes, W = A·M with A[i, j] = λ^(i−j) q̂_i·k̂_j and u = M v; a weight can be negative (a later write takes back what an earlier one stored)",
 };

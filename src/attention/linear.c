@@ -15,6 +15,7 @@
 #include "attention/fastweight_chunk.h"
 #include "attention/fastweight_work.h"
 #include "attention/feature_map.h"
+#include "attention/value_weights.h"
 #include "util/pool.h"
 
 extern const AttnKind attn_linear_decay;  // (its aux layout, for decay.h)
@@ -175,6 +176,8 @@ static void linear_state_reset(const AttnConfig *c, float *state, size_t window)
 
 // q, k, v, y (H, dh), aux (H, n_aux): S = λ S + φ(k) vᵀ, z = λ z + φ(k), then
 // the read-out (λ = λ_t with decay = data)
+#define FW_STEP_BLOCK 64  // feature-map values computed ahead of the state rows
+
 static void fw_step(int decay, const AttnConfig *c, float *state, float *y, const float *q,
                     const float *k, const float *v, const float *aux, const float *theta) {
     size_t d = (size_t)c->dh, na = attn_aux(&attn_linear_decay, c);
@@ -182,19 +185,28 @@ static void fw_step(int decay, const AttnConfig *c, float *state, float *y, cons
         float *S = state + h * (d * d + d), *z = S + d * d, *yh = y + h * d;
         const float *qh = q + h * d, *kh = k + h * d, *vh = v + h * d;
         float lam = decay ? (float)decay_lambda_at(&attn_linear_decay, c, aux + h * na, theta, h) : 1.0f;
-        for (size_t i = 0; i < d; i++) {
-            float pk = fmap_phi(c->feature_map, kh[i]);
-            float *Si = S + i * d;
-            for (size_t j = 0; j < d; j++) Si[j] = lam * Si[j] + pk * vh[j];
-            z[i] = lam * z[i] + pk;
+        // phi of the key and query, a block at a time: as separate loops they
+        // vectorise (phi's exp is plain arithmetic), inside the row loops not
+        float pk[FW_STEP_BLOCK], pq[FW_STEP_BLOCK];
+        for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
+            size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
+            for (size_t i = 0; i < nb; i++) pk[i] = fmap_phi(c->feature_map, kh[i0 + i]);
+            for (size_t i = 0; i < nb; i++) {
+                float *Si = S + (i0 + i) * d;
+                for (size_t j = 0; j < d; j++) Si[j] = lam * Si[j] + pk[i] * vh[j];
+                z[i0 + i] = lam * z[i0 + i] + pk[i];
+            }
         }
         float den = c->eps;
         for (size_t j = 0; j < d; j++) yh[j] = 0.0f;
-        for (size_t i = 0; i < d; i++) {
-            float pq = fmap_phi(c->feature_map, qh[i]);
-            const float *Si = S + i * d;
-            for (size_t j = 0; j < d; j++) yh[j] += pq * Si[j];
-            den += pq * z[i];
+        for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
+            size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
+            for (size_t i = 0; i < nb; i++) pq[i] = fmap_phi(c->feature_map, qh[i0 + i]);
+            for (size_t i = 0; i < nb; i++) {
+                const float *Si = S + (i0 + i) * d;
+                for (size_t j = 0; j < d; j++) yh[j] += pq[i] * Si[j];
+                den += pq[i] * z[i0 + i];
+            }
         }
         if (c->normalize)
             for (size_t j = 0; j < d; j++) yh[j] /= den;
@@ -248,6 +260,8 @@ static void dec_step(const AttnConfig *c, float *state, size_t window, size_t po
 
 const AttnKind attn_linear = {
     .name = "linear",
+    .training_form = "chunkwise-parallel",
+    .generation_form = "recurrent state",
     .uses_decay = 0,
     .n_aux = 0,
     .phi_normalizer = 1,
@@ -259,10 +273,14 @@ const AttnKind attn_linear = {
     .state_reset = linear_state_reset,
     .step = lin_step,
     .memory_bytes = linear_memory_bytes,
+    .value_weights = linear_value_weights,
+    .weights_formula = "W[i, j] = λ^(i−j) φ(q_i)·φ(k_j) / (φ(q_i)ᵀz_i + eps) (λ = 1 without decay)",
 };
 
 const AttnKind attn_linear_decay = {
     .name = "linear_decay",
+    .training_form = "chunkwise-parallel",
+    .generation_form = "recurrent state",
     .uses_decay = 1,
     .n_aux = 0,
     .data_decay = 1,
@@ -275,4 +293,6 @@ const AttnKind attn_linear_decay = {
     .state_reset = linear_state_reset,
     .step = dec_step,
     .memory_bytes = linear_memory_bytes,
+    .value_weights = linear_value_weights,
+    .weights_formula = "W[i, j] = λ^(i−j) φ(q_i)·φ(k_j) / (φ(q_i)ᵀz_i + eps) (λ = 1 without decay)",
 };

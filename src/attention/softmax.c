@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "attention.h"
+#include "attention/value_weights.h"
 #include "kernels/gemm.h"
 #include "kernels/vexp.h"
 #include "util/pool.h"
@@ -335,6 +336,8 @@ static size_t sm_memory_bytes(const AttnConfig *c, size_t len) {
 
 const AttnKind attn_softmax = {
     .name = "softmax",
+    .training_form = "tiled, all positions at once (online softmax)",
+    .generation_form = "KV cache",
     .uses_decay = 0,
     .n_aux = 0,
     .work_floats = sm_work_floats,
@@ -345,4 +348,6 @@ const AttnKind attn_softmax = {
     .state_reset = sm_state_reset,
     .step = sm_step,
     .memory_bytes = sm_memory_bytes,
+    .value_weights = softmax_value_weights,
+    .weights_formula = "W[i, j] = softmax_j(q_i·k_j/√dh)",
 };

@@ -1,45 +1,56 @@
-// ablate.c — `lmtrain ablate A.ini B.ini ...`: train each config with the same
-// seed and batch order into DIR/<name>/, then write DIR/report.md (one table)
-// and DIR/curves.svg (all runs' train and val loss on one chart).
-#include <math.h>
+// ablate.c — `lmtrain ablate A.ini B.ini ... [--seeds N] [--sweep k=a,b] [--out DIR]
+//                            [--resume] [--plan [--jobs J]]`
+//
+// Trains every config with seeds seed .. seed+N-1 (and again at each sweep
+// value) into DIR/<name>/seed<S>/, evaluates each on its whole validation
+// split, then writes DIR/report.md and the curves from what the run folders
+// hold (experiment/results.h), exactly as `lmtrain report DIR` would.
+//
+// Runs are independent, so an ablation is resumable run by run: finished runs
+// are kept, an interrupted one continues from its checkpoint (--resume), and
+// re-running a finished ablation only rebuilds the report. --plan prints one
+// shell command per run instead of training, for xargs -P, GNU parallel or a
+// Slurm array (docs/sweeps.md).
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "model/model.h"
+#include "cmd/args.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
-#include "format/svg.h"
+#include "experiment/plan.h"
+#include "experiment/report.h"
+#include "experiment/results.h"
 #include "train/checkpoint.h"
-#include "train/data.h"
-#include "train/metrics.h"
-#include "train/summary.h"
+#include "train/run_folder.h"
 #include "train/train.h"
-#include "util/atomic_file.h"
 #include "util/dirs.h"
 #include "util/err.h"
-#include "util/format_bytes.h"
 
 #define ABLATE_MAX 16
 
-typedef struct {
-    Config cfg;
-    char dir[4096];
-    MetricsTable m;
-    size_t params;
-    size_t mem[4];
-    unsigned long long batch_hash;
-} Entry;
-
-// --sweep section.key=v1,v2,...: every config is trained again at each value;
-// the report gains a table of final val accuracy (recall) or val loss per
-// kind and value.
+// --sweep section.key=v1,v2,...: every config is trained again at each value.
 typedef struct {
     char key[128];
     char values[32][64];
     int n;
-    double *result;  // (n_configs, n) final val_acc or val_loss
 } Sweep;
+
+typedef struct {
+    const char *files[ABLATE_MAX];
+    int n_files;
+    const char *sets[256];
+    int n_sets;
+    const char *out;
+    Sweep sweep;
+    long seeds;  // 0: the configs' [run] seeds
+    int resume, plan;
+    long jobs;   // --plan: runs meant to run at once (divides the cores); 0: one per core
+    int argc;
+    char **argv;
+} Args;
 
 static int parse_sweep(Sweep *sw, const char *arg) {
     const char *eq = strchr(arg, '=');
@@ -51,8 +62,8 @@ static int parse_sweep(Sweep *sw, const char *arg) {
     while (*p) {
         const char *c = strchr(p, ',');
         size_t len = c ? (size_t)(c - p) : strlen(p);
-        if (len == 0 || len >= sizeof sw->values[0] || sw->n == 32)
-            return err_set(ERR_USAGE, "--sweep %s: expected 1 to 32 non-empty values", arg);
+        if (len == 0 || len >= sizeof sw->values[0] || sw->n == 32 || memchr(p, '/', len))
+            return err_set(ERR_USAGE, "--sweep %s: expected 1 to 32 non-empty values without '/'", arg);
         memcpy(sw->values[sw->n], p, len);
         sw->values[sw->n][len] = 0;
         sw->n++;
@@ -62,190 +73,300 @@ static int parse_sweep(Sweep *sw, const char *arg) {
     return 0;
 }
 
-static void write_sweep_table(FILE *f, const Sweep *sw, const Entry *e, int n) {
-    int recall = e[0].cfg.task == TASK_RECALL;
-    fprintf(f, "\n## Sweep over `%s`: final %s\n\n| kind |", sw->key, recall ? "val accuracy" : "val loss");
-    for (int j = 0; j < sw->n; j++) fprintf(f, " %s |", sw->values[j]);
-    fprintf(f, "\n|---|");
-    for (int j = 0; j < sw->n; j++) fprintf(f, "---:|");
-    fputc('\n', f);
-    for (int i = 0; i < n; i++) {
-        fprintf(f, "| %s |", e[i].cfg.kind);
-        for (int j = 0; j < sw->n; j++) fprintf(f, recall ? " %.3f |" : " %.4f |", sw->result[i * sw->n + j]);
-        fputc('\n', f);
-    }
-}
-
-static int write_report(const char *out, Entry *e, int n, const Sweep *sw) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/report.md", out);
-    AtomicFile a;
-    int rc = atomic_open(&a, path);
+static int parse_args(Args *a, int argc, char **argv) {
+    memset(a, 0, sizeof *a);
+    a->out = "runs/ablation";
+    a->argc = argc;
+    a->argv = argv;
+    const char *sweep = NULL;
+    size_t seeds = 0, jobs = 0;
+    ArgList files = {a->files, ABLATE_MAX, 0}, sets = {a->sets, 256, 0};
+    const ArgOpt opts[] = {
+        {"--seeds", ARG_SIZE, &seeds, "N", .help = "train every config with N seeds (paired across configs)",
+         .lo = 1, .hi = 1000, .shown_default = "1: the configs' [run] seed"},
+        {"--set", ARG_REPEAT, &sets, "section.key=value", .help = "override a config key in every config"},
+        {"--out", ARG_STRING, &a->out, "DIR", .help = "the comparison folder (a run per config and seed inside)"},
+        {"--sweep", ARG_STRING, &sweep, "section.key=v1,v2,...", .help = "train every config again at each value"},
+        {"--resume", ARG_FLAG, &a->resume, NULL, .help = "continue an interrupted ablation in DIR"},
+        {"--plan", ARG_FLAG, &a->plan, NULL, .help = "print one command per run (for xargs, parallel, Slurm); train nothing"},
+        {"--jobs", ARG_SIZE, &jobs, "J", .help = "with --plan: runs meant to run at once (they share the cores)",
+         .lo = 1, .hi = 1000, .shown_default = "one per core"},
+    };
+    const ArgSpec spec = {"ablate", "CONFIG CONFIG... [options]",
+                          "Train each config with the same seeds and batch order, then compare them:\n"
+                          "DIR/report.md (tables with paired differences), curves.svg and curves_zoom.svg.",
+                          ARGS_TABLE(opts), .positional = &files,
+                          .positional_help = "CONFIG  a config file, or a name in configs/ (two or more)"};
+    int rc = args_parse(&spec, argc, argv);
     if (rc) return rc;
-    FILE *f = a.f;
-    int recall = e[0].cfg.task == TASK_RECALL;
-    const size_t lens[] = REPORT_LENGTHS;
-    fprintf(f, "# Ablation: only the attention module changes\n\n");
-    fprintf(f, "Same data, seed, batch order, optimiser and schedule (%d steps of %d x %d tokens). "
-               "Inference memory is per sequence, all layers: the KV cache for softmax, the fixed "
-               "fast-weight state otherwise.\n\n", e[0].cfg.steps, e[0].cfg.batch_size, e[0].cfg.block_size);
-    fprintf(f, "| kind | parameters | final train loss | final val loss | best val loss |%s tokens/s |",
-            recall ? " val acc |" : "");
-    for (size_t i = 0; i < 4; i++) fprintf(f, " memory @ %zu |", lens[i]);
-    fprintf(f, "\n|---|---:|---:|---:|---:|%s---:|", recall ? "---:|" : "");
-    for (size_t i = 0; i < 4; i++) fprintf(f, "---:|");
-    fputc('\n', f);
-    for (int i = 0; i < n; i++) {
-        MetricsTable *t = &e[i].m;
-        // tokens/s over the whole run: tokens / elapsed training time
-        double tok = metrics_last(t, "tokens"), el = metrics_last(t, "elapsed_s");
-        fprintf(f, "| %s | %zu | %.4f | %.4f | %.4f |", e[i].cfg.kind, e[i].params,
-                metrics_last(t, "train_loss"), metrics_last(t, "val_loss"), metrics_min(t, "val_loss"));
-        if (recall) fprintf(f, " %.3f |", metrics_last(t, "val_acc"));
-        fprintf(f, " %.0f |", el > 0 ? tok / el : NAN);
-        for (size_t k = 0; k < 4; k++) {
-            char b[32];
-            format_bytes(b, sizeof b, (double)e[i].mem[k]);
-            fprintf(f, " %s |", b);
-        }
-        fputc('\n', f);
-    }
-    int same = 1;
-    for (int i = 1; i < n; i++) same &= e[i].batch_hash == e[0].batch_hash;
-    if (same)
-        fprintf(f, "\nEvery run trained on the same batches in the same order (batch fingerprint %016llx).\n",
-                e[0].batch_hash);
-    else
-        fprintf(f, "\n**Warning: the runs did not see the same training batches** (their batch fingerprints "
-                   "differ: the configs differ in data, seed, batch_size or block_size).\n");
-    fprintf(f, "\nRuns: ");
-    for (int i = 0; i < n; i++) fprintf(f, "%s`%s/`", i ? ", " : "", e[i].dir);
-    fprintf(f, ". Curves: `curves.svg`.\n");
-    if (sw->n) write_sweep_table(f, sw, e, n);
-    return atomic_commit(&a);
+    a->n_files = files.n;
+    a->n_sets = sets.n;
+    a->seeds = (long)seeds;
+    a->jobs = (long)jobs;
+    if (sweep && (rc = parse_sweep(&a->sweep, sweep))) return rc;
+    if (a->n_files < 2) return err_set(ERR_USAGE, "ablate needs at least two config files");
+    if (a->jobs && !a->plan) return err_set(ERR_USAGE, "ablate: --jobs goes with --plan");
+    if (a->plan && a->resume) return err_set(ERR_USAGE, "ablate: --plan and --resume do not go together");
+    return 0;
 }
 
-static int write_curves(const char *out, Entry *e, int n) {
-    SvgSeries s[2 * ABLATE_MAX];
-    double *bufs[3 * ABLATE_MAX];
-    char labels[2 * ABLATE_MAX][160];
-    int ns = 0, nb = 0;
-    for (int i = 0; i < n; i++) {
-        MetricsTable *t = &e[i].m;
-        int cs = metrics_col(t, "step"), ct = metrics_col(t, "train_loss"), cv = metrics_col(t, "val_loss");
-        double *x = xcalloc(t->rows + 1, sizeof(double)), *tr = xcalloc(t->rows + 1, sizeof(double)),
-               *va = xcalloc(t->rows + 1, sizeof(double));
-        for (size_t r = 0; r < t->rows; r++) {
-            x[r] = t->v[r * t->cols + (size_t)cs];
-            tr[r] = t->v[r * t->cols + (size_t)ct];
-            va[r] = t->v[r * t->cols + (size_t)cv];
-        }
-        bufs[nb++] = x;
-        bufs[nb++] = tr;
-        bufs[nb++] = va;
-        snprintf(labels[ns], sizeof labels[ns], "%s train", e[i].cfg.kind);
-        s[ns] = (SvgSeries){labels[ns], x, tr, t->rows, 1, i + 1};
-        ns++;
-        snprintf(labels[ns], sizeof labels[ns], "%s val", e[i].cfg.kind);
-        s[ns] = (SvgSeries){labels[ns], x, va, t->rows, 0, i + 1};
-        ns++;
+// ============================================================================
+// The plan and each run's configuration
+// ============================================================================
+
+// The config of one planned run: its file, the --set options, the sweep value
+// (after the user's options), and its seed.
+static int run_config(const Args *a, const PlanRun *r, Config *c) {
+    char assign[256];
+    const char *all[257];
+    memcpy(all, a->sets, (size_t)a->n_sets * sizeof *all);
+    int n = a->n_sets;
+    if (*r->sweep_key) {
+        snprintf(assign, sizeof assign, "%s=%s", r->sweep_key, r->sweep_value);
+        all[n++] = assign;
     }
-    char path[4200];
-    snprintf(path, sizeof path, "%s/curves.svg", out);
-    SvgChart c = {"Ablation: train (dashed) and validation (solid) loss", "step", "loss (nats/char)", 0, 0};
-    int rc = svg_line_chart(path, &c, s, (size_t)ns);
-    for (int i = 0; i < nb; i++) free(bufs[i]);
+    int rc = cli_load_config(c, a->files[r->config], all, n);
+    if (rc) return err_wrap(rc, "%s: ", r->rel);
+    c->seed = r->seed;
+    return 0;
+}
+
+// Every config × seed, seed by seed (so an interrupted ablation has whole
+// pairs), then the sweep cells the same way. Validates every run's config
+// before anything is trained, so a bad value fails now and not in an hour.
+static int build_plan(const Args *a, Plan *p) {
+    Config base[ABLATE_MAX];
+    int rc = 0;
+    for (int i = 0; i < a->n_files && !rc; i++) rc = cli_load_config(&base[i], a->files[i], a->sets, a->n_sets);
+    for (int i = 0; i < a->n_files && !rc; i++)
+        for (int j = 0; j < i && !rc; j++)
+            if (!strcmp(base[i].name, base[j].name))
+                rc = err_set(ERR_USAGE, "ablate: %s and %s have the same [run] name '%s'", a->files[j], a->files[i],
+                             base[i].name);
+    if (rc) return rc;
+    long seeds = a->seeds;
+    for (int i = 0; i < a->n_files && !seeds; i++)
+        if (base[i].seeds != base[0].seeds)
+            return err_set(ERR_USAGE, "ablate: %s and %s ask for different [run] seeds (%d, %d); give --seeds N",
+                           a->files[0], a->files[i], base[0].seeds, base[i].seeds);
+    if (!seeds) seeds = base[0].seeds;
+    for (int v = -1; v < a->sweep.n; v++)
+        for (long s = 0; s < seeds; s++)
+            for (int i = 0; i < a->n_files; i++)
+                plan_add(p, base[i].name, base[i].seed + (unsigned long long)s, v < 0 ? "" : a->sweep.key,
+                         v < 0 ? "" : a->sweep.values[v], i);
+    Config c;
+    for (size_t k = 0; k < p->n && !rc; k++) rc = run_config(a, &p->run[k], &c);
     return rc;
 }
 
-static int run_sweep(Sweep *sw, const char *out, const Entry *e, int n, const char *const *files,
-                     char **sets, int n_sets) {
-    sw->result = xcalloc((size_t)(n * sw->n), sizeof(double));
-    char assign[256], *all[257];
-    memcpy(all, sets, (size_t)n_sets * sizeof *all);
-    all[n_sets] = assign;  // the sweep value is applied after the user's --set options
-    for (int j = 0; j < sw->n; j++) {
-        snprintf(assign, sizeof assign, "%s=%s", sw->key, sw->values[j]);
-        for (int i = 0; i < n; i++) {
-            Config c;
-            int rc = cli_load_config(&c, files[i], all, n_sets + 1);
-            if (rc) return rc;
-            char dir[4600], path[4700];
-            snprintf(dir, sizeof dir, "%s/sweep_%s_%s/%s", out, sw->key, sw->values[j], e[i].cfg.name);
-            printf("== sweep %s = %s: %s\n", sw->key, sw->values[j], c.name);
-            fflush(stdout);
-            if ((rc = train_run(&c, dir, 0))) return rc;
-            MetricsTable t;
-            snprintf(path, sizeof path, "%s/metrics.csv", dir);
-            if ((rc = metrics_read(path, &t))) return rc;
-            sw->result[i * sw->n + j] = metrics_last(&t, c.task == TASK_RECALL ? "val_acc" : "val_loss");
-            metrics_table_free(&t);
+// The settings that decide a run's result agree (name, folder, threads and
+// the seeds count do not enter it).
+static int same_run(const Config *stored, const Config *planned, char *diff, size_t cap) {
+    Config c = *planned;
+    memcpy(c.name, stored->name, sizeof c.name);
+    memcpy(c.out_dir, stored->out_dir, sizeof c.out_dir);
+    c.threads = stored->threads;
+    c.seeds = stored->seeds;
+    return config_diff(stored, &c, diff, cap, 0) == 0;
+}
+
+// ============================================================================
+// Commands as text: the continue command and the plan's lines
+// ============================================================================
+
+// The running binary's path, so printed commands work as printed.
+static void self_path(char *buf, size_t cap) {
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n <= 0) snprintf(buf, cap, "lmtrain");
+    else buf[n] = 0;
+}
+
+// s as one shell word: bare if it is plainly safe, else single-quoted.
+static void put_word(FILE *f, const char *s) {
+    if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%") == strlen(s)) {
+        fputs(s, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputs("'\\''", f);
+        else fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+// The command line that continues this ablation: the same arguments plus --resume.
+static void put_continue_command(FILE *f, const Args *a) {
+    char self[4096];
+    self_path(self, sizeof self);
+    put_word(f, self);
+    for (int i = 0; i < a->argc; i++) {
+        if (!strcmp(a->argv[i], "--resume")) continue;
+        fputc(' ', f);
+        put_word(f, a->argv[i]);
+    }
+    fputs(" --resume\n", f);
+}
+
+// One self-contained line per run: train it into its folder, then evaluate it
+// on the whole split. Threads: the cores divided among `jobs` runs at once; a
+// --set run.threads=... of the user's comes later and wins.
+static int print_plan(const Args *a, const Plan *p) {
+    char self[4096], cwd[4096];
+    self_path(self, sizeof self);
+    if (!getcwd(cwd, sizeof cwd)) return err_set(ERR_RUNTIME, "ablate --plan: cannot read the current folder");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    long jobs = a->jobs ? a->jobs : cores, threads = cores / jobs > 0 ? cores / jobs : 1;
+    for (size_t k = 0; k < p->n; k++) {
+        const PlanRun *r = &p->run[k];
+        char dir[4700], tset[64], sseed[64], sweep[256];
+        snprintf(dir, sizeof dir, "%s/%s", a->out, r->rel);
+        snprintf(tset, sizeof tset, "run.threads=%ld", threads);
+        snprintf(sseed, sizeof sseed, "run.seed=%llu", r->seed);
+        printf("cd ");
+        put_word(stdout, cwd);
+        printf(" && ");
+        put_word(stdout, self);
+        printf(" --config ");
+        put_word(stdout, a->files[r->config]);
+        printf(" --set %s", tset);
+        for (int i = 0; i < a->n_sets; i++) {
+            printf(" --set ");
+            put_word(stdout, a->sets[i]);
         }
+        if (*r->sweep_key) {
+            snprintf(sweep, sizeof sweep, "%s=%s", r->sweep_key, r->sweep_value);
+            printf(" --set ");
+            put_word(stdout, sweep);
+        }
+        printf(" --set %s --out ", sseed);
+        put_word(stdout, dir);
+        printf(" && ");
+        put_word(stdout, self);
+        printf(" eval --run ");
+        put_word(stdout, dir);
+        putchar('\n');
+    }
+    fprintf(stderr, "lmtrain: %zu runs, %ld thread%s each (%ld at once fill %ld cores); run the lines in any "
+                    "order, then: lmtrain report %s\n",
+            p->n, threads, threads == 1 ? "" : "s", jobs, cores, a->out);
+    return fflush(stdout) ? err_set(ERR_RUNTIME, "ablate --plan: cannot write the plan") : 0;
+}
+
+// ============================================================================
+// Before training: what each folder holds, and whether we may go on
+// ============================================================================
+
+// Refuses (before any file is written) folders that hold something else, and
+// unfinished runs without --resume. Fills state[].
+static int check_folders(const Args *a, const Plan *p, RunState *state, int *to_do) {
+    *to_do = 0;
+    // Another ablation (or one of its runs, e.g. a --plan line) writing here is refused first, naming its pid.
+    long holder = dir_lock_holder(a->out);
+    if (holder) return dir_lock_busy(a->out, "ablate into", holder);
+    for (size_t k = 0; k < p->n; k++) {
+        const PlanRun *r = &p->run[k];
+        char dir[4700], path[4800], diff[1024];
+        snprintf(path, sizeof path, "%s/%s/config.ini", a->out, r->group);
+        if (access(path, F_OK) == 0)
+            return err_set(ERR_USAGE, "%s/%s holds a single run (the layout before --seeds); choose another --out",
+                           a->out, r->group);
+        snprintf(dir, sizeof dir, "%s/%s", a->out, r->rel);
+        if ((holder = dir_lock_holder(dir))) return dir_lock_busy(dir, "train into", holder);
+        state[k] = run_state(dir);
+        if (state[k] >= RUN_INTERRUPTED) {
+            Config stored, planned;
+            snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
+            int rc = checkpoint_read_config(path, &stored);
+            if (!rc) rc = run_config(a, r, &planned);
+            if (rc) return rc;
+            if (!same_run(&stored, &planned, diff, sizeof diff))
+                return err_set(ERR_USAGE, "%s holds a run of another configuration (%s differ); choose another --out",
+                               dir, diff);
+        }
+        if ((state[k] == RUN_EMPTY || state[k] == RUN_INTERRUPTED) && !a->resume) {
+            fprintf(stderr, "lmtrain: %s was interrupted (%s). Continue the ablation with:\n  ", dir,
+                    run_state_name(state[k]));
+            put_continue_command(stderr, a);
+            return err_set(ERR_USAGE, "ablate: unfinished runs in %s; add --resume to continue them", a->out);
+        }
+        *to_do += state[k] != RUN_FINISHED;
     }
     return 0;
 }
 
+// The message after SIGINT/SIGTERM: where it stopped and the exact command that continues.
+static int interrupted(const Args *a, const char *where, int sig) {
+    fprintf(stderr, "lmtrain: ablation interrupted %s; finished runs are kept. Continue with:\n  ", where);
+    put_continue_command(stderr, a);
+    return 128 + sig;
+}
+
+// Trains (or resumes) and evaluates run k as its state requires.
+static int do_run(const Args *a, const Plan *p, size_t k, RunState state) {
+    const PlanRun *r = &p->run[k];
+    char dir[4700];
+    snprintf(dir, sizeof dir, "%s/%s", a->out, r->rel);
+    Config c;
+    int rc = run_config(a, r, &c);
+    if (rc) return rc;
+    printf("== ablate %zu/%zu: %s, seed %llu%s%s%s (%s)%s\n", k + 1, p->n, c.name, r->seed, *r->sweep_key ? ", " : "",
+           r->sweep_key, *r->sweep_key ? "=" : "", c.kind,
+           state == RUN_FINISHED ? ": finished, kept" : state == RUN_TRAINED ? ": trained, evaluating"
+           : state == RUN_INTERRUPTED ? ": resuming" : "");
+    if (*r->sweep_key) printf("   (%s = %s)\n", r->sweep_key, r->sweep_value);
+    fflush(stdout);
+    if (state == RUN_FINISHED) return 0;
+    char where[4900];
+    snprintf(where, sizeof where, "before run %zu of %zu (%s)", k + 1, p->n, dir);
+    if (train_stop_signal()) return interrupted(a, where, train_stop_signal());
+    if (state != RUN_TRAINED) {
+        // an interrupted run continues; a started one without a checkpoint has nothing to keep
+        rc = train_run(&c, dir, state == RUN_INTERRUPTED ? TRAIN_RESUME : state == RUN_EMPTY ? TRAIN_OVERWRITE : TRAIN_NEW);
+        snprintf(where, sizeof where, "in run %zu of %zu (%s, its checkpoint is saved)", k + 1, p->n, dir);
+        if (rc > 128) return interrupted(a, where, rc - 128);  // a stop signal or a closed stdout (141)
+        if (rc) return rc;
+    }
+    rc = eval_run_folder(dir);
+    snprintf(where, sizeof where, "after run %zu of %zu (%s)", k + 1, p->n, dir);
+    if (!rc && train_stop_signal() && k + 1 < p->n) return interrupted(a, where, train_stop_signal());
+    return rc;
+}
+
 int cmd_ablate(int argc, char **argv) {
-    const char *files[ABLATE_MAX], *out = "runs/ablation";
-    char *sets[256];
-    int n = 0, n_sets = 0;
-    Sweep sw;
-    memset(&sw, 0, sizeof sw);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--sweep") == 0 && i + 1 < argc) {
-            if (sw.n) return err_set(ERR_USAGE, "ablate: one --sweep at most");
-            int rc = parse_sweep(&sw, argv[++i]);
-            if (rc) return rc;
-        } else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) {
-            if (n_sets == 256) return err_set(ERR_USAGE, "too many --set options");
-            sets[n_sets++] = argv[++i];
-        } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
-        else if (argv[i][0] == '-') return err_set(ERR_USAGE, "ablate: unknown or incomplete option '%s'", argv[i]);
-        else if (n == ABLATE_MAX) return err_set(ERR_USAGE, "ablate: at most %d configs", ABLATE_MAX);
-        else files[n++] = argv[i];
+    Args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc) return args_status(rc);
+    Plan p = {0};
+    if ((rc = build_plan(&a, &p))) goto out;
+    if (a.plan) {
+        if (!(rc = make_dirs(a.out)) && !(rc = plan_write(&p, a.out))) rc = print_plan(&a, &p);
+        goto out;
     }
-    if (n < 2) return err_set(ERR_USAGE, "ablate needs at least two config files");
-    Entry *e = xcalloc((size_t)n, sizeof *e);
-    int rc = 0;
-    // Validate every config before training any, so a typo in the third file
-    // does not surface after two runs' worth of waiting.
-    for (int i = 0; i < n && !rc; i++) rc = cli_load_config(&e[i].cfg, files[i], sets, n_sets);
-    for (int i = 0; i < n && !rc; i++)
-        for (int j = 0; j < i && !rc; j++)
-            if (!strcmp(e[i].cfg.name, e[j].cfg.name))
-                rc = err_set(ERR_USAGE, "ablate: %s and %s have the same [run] name '%s'", files[j], files[i],
-                             e[i].cfg.name);
-    if (!rc) rc = make_dirs(out);
-    for (int i = 0; i < n && !rc; i++) {
-        snprintf(e[i].dir, sizeof e[i].dir, "%s/%s", out, e[i].cfg.name);
-        printf("== ablate %d/%d: %s (%s)\n", i + 1, n, e[i].cfg.name, e[i].cfg.kind);
-        fflush(stdout);
-        rc = train_run(&e[i].cfg, e[i].dir, 0);
-        if (rc) break;
-        char path[4200];
-        snprintf(path, sizeof path, "%s/metrics.csv", e[i].dir);
-        if ((rc = metrics_read(path, &e[i].m))) break;
-        TrainState st;
-        snprintf(path, sizeof path, "%s/checkpoint.bin", e[i].dir);
-        if ((rc = checkpoint_read_state(path, &st))) break;
-        e[i].batch_hash = st.batch_hash;
-        // parameter count and memory figures from a model of the same shape
-        Dataset *d = NULL;
-        if ((rc = dataset_open(&e[i].cfg, &d))) break;
-        Model m;
-        model_build(&m, &e[i].cfg, (size_t)dataset_vocab_size(d));
-        e[i].params = m.n_weights;
-        const size_t lens[] = REPORT_LENGTHS;
-        for (int k = 0; k < 4; k++) e[i].mem[k] = model_inference_bytes(&m, lens[k]);
-        model_free(&m);
-        dataset_free(d);
+    RunState *state = xcalloc(p.n, sizeof *state);
+    int to_do = 0;
+    rc = check_folders(&a, &p, state, &to_do);  // refusals come before anything is written
+    DirLock lock = {.fd = -1};                   // one ablation per folder: it writes the plan and the report
+    if (!rc) rc = make_dirs(a.out);
+    if (!rc) rc = dir_lock_take(&lock, a.out, "ablate into");
+    if (!rc) rc = plan_write(&p, a.out);
+    if (!rc && to_do == 0) printf("all %zu runs in %s are finished: rebuilding the report without training\n", p.n, a.out);
+    train_signals_install();
+    for (size_t k = 0; k < p.n && !rc; k++) rc = do_run(&a, &p, k, state[k]);
+    free(state);
+    if (!rc) {
+        Ablation res;
+        if (!(rc = ablation_load(&res, a.out))) {
+            rc = report_write(&res, a.out);
+            ablation_free(&res);
+        }
     }
-    if (!rc && sw.n) rc = run_sweep(&sw, out, e, n, files, sets, n_sets);
-    if (!rc) rc = write_report(out, e, n, &sw);
-    if (!rc) rc = write_curves(out, e, n);
-    if (!rc) printf("comparison written to %s/report.md and %s/curves.svg\n", out, out);
-    for (int i = 0; i < n; i++) metrics_table_free(&e[i].m);
-    free(e);
-    free(sw.result);
+    dir_lock_release(&lock);
+    if (rc) goto out;
+    if (!rc) printf("comparison written to %s/report.md, report.html, curves.svg and curves_zoom.svg\n", a.out);
+out:
+    plan_free(&p);
     return rc;
 }

@@ -1,4 +1,4 @@
-// eval_cmd.c — `lmtrain eval --run DIR`: the whole validation split, once.
+// eval.c — `lmtrain eval --run DIR`: the whole validation split, once.
 //
 // Training's validation loss is an estimate from a few random windows; this is
 // the exact number: the consecutive non-overlapping windows of block_size
@@ -8,7 +8,8 @@
 // at each position of the window: position t has seen t+1 tokens, so the curve
 // shows how much each attention kind gains from longer context.
 //
-// Writes DIR/eval/loss_by_position.csv and DIR/eval/loss_by_position.svg.
+// Writes DIR/eval/loss_by_position.csv and DIR/eval/loss_by_position.svg, and
+// DIR/eval/summary.txt (the figure the ablation report reads).
 //
 // --length N scores windows of N tokens instead of block_size: the split cut
 // into consecutive windows of N, each read from a fresh state. Past block_size
@@ -16,15 +17,17 @@
 // position block_size or later; refused, with the reason). The loss by
 // position then runs to N - 1: whether the model still predicts as well, or
 // better, at positions it never trained at is the extrapolation question.
-// Files: DIR/eval/loss_by_position_N.csv and .svg.
+// Files: DIR/eval/loss_by_position_N.csv and .svg (no summary.txt: the
+// report's figure is the one at block_size).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "experiment/eval_summary.h"
 #include "model/model.h"
+#include "cmd/args.h"
 #include "cmd/commands.h"
-#include "cmd/opt.h"
 #include "cmd/run_load.h"
 #include "format/svg.h"
 #include "train/evaluate.h"
@@ -147,12 +150,12 @@ static int run_eval(const LoadedRun *r, Model *m, size_t T) {
     int rc = make_dirs(dir);
     if (!rc) rc = write_outputs(r, &p, dir, name);
     if (!rc) printf("loss by position: %s/%s.csv and .svg\n", dir, name);
+    EvalSummary es = {.loss = loss, .tokens = n, .window = T, .step = r->st.step, .batch_hash = r->st.batch_hash};
+    if (!rc && T == m->Tmax) rc = eval_summary_write(r->dir, &es);
     free(p.sum);
     free(p.count);
     return rc;
 }
-
-static const char *const EVAL_USAGE = "usage: lmtrain eval --run DIR [--length N]";
 
 // --length past block_size needs a model without learned positions; recall
 // sequences have one length. Checked before anything is written.
@@ -168,24 +171,11 @@ static int check_length(const LoadedRun *r, size_t T) {
     return 0;
 }
 
-int cmd_eval(int argc, char **argv) {
-    const char *run = NULL, *v;
-    size_t length = 0;
-    int rc;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--run")) {
-            if ((rc = opt_value("eval", argc, argv, &i, &run))) return rc;
-        } else if (!strcmp(argv[i], "--length")) {
-            if ((rc = opt_value("eval", argc, argv, &i, &v)) ||
-                (rc = opt_size("eval", "--length", v, 1, (size_t)1 << 24, &length)))
-                return rc;
-        } else {
-            return err_set(ERR_USAGE, "eval: unknown option '%s'\n%s", argv[i], EVAL_USAGE);
-        }
-    }
-    if (!run) return err_set(ERR_USAGE, "eval: missing --run DIR (a run folder with checkpoint.bin)");
+// length 0: block_size
+static int eval_folder(const char *run_dir, size_t length) {
     LoadedRun r;
-    if ((rc = run_load(&r, run))) return rc;
+    int rc = run_load(&r, run_dir);
+    if (rc) return rc;
     size_t T = length ? length : r.model.Tmax;
     if (!(rc = check_length(&r, T))) {
         pool_init(r.cfg.threads);
@@ -194,3 +184,22 @@ int cmd_eval(int argc, char **argv) {
     run_unload(&r);
     return rc;
 }
+
+int cmd_eval(int argc, char **argv) {
+    const char *run = NULL;
+    size_t length = 0;
+    const ArgOpt opts[] = {
+        {"--run", ARG_STRING, &run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+        {"--length", ARG_SIZE, &length, "N", .help = "window length; past block_size only for pos = none runs",
+         .lo = 1, .hi = (double)((size_t)1 << 24), .shown_default = "the run's block_size"},
+    };
+    const ArgSpec spec = {"eval", "--run DIR [--length N]",
+                          "The exact validation loss over the whole split, and the loss at each position of\n"
+                          "the window (DIR/eval/loss_by_position.csv and .svg).",
+                          ARGS_TABLE(opts)};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return args_status(rc);
+    return eval_folder(run, length);
+}
+
+int eval_run_folder(const char *run_dir) { return eval_folder(run_dir, 0); }

@@ -1,4 +1,4 @@
-// export.c — `lmtrain export --run DIR [--out FILE]`: the trained weights as a
+// export.c — `lmtrain export --run DIR [--out FILE] [--force]`: the trained weights as a
 // safetensors file (default DIR/model.safetensors), for other toolkits.
 //
 // Every parameter, float32, under the model's own names and in the model's
@@ -56,19 +56,62 @@
 //   assert not unexpected and all(k.endswith(".bias") for k in missing)
 //   for block in gpt.transformer.h:
 //       block.mlp.gelu = torch.nn.GELU(approximate="tanh")
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "model/model.h"
+#include "cmd/args.h"
 #include "cmd/commands.h"
 #include "format/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/data.h"
 #include "util/err.h"
+#include "util/file_check.h"
 
-#define EXPORT_USAGE "usage: lmtrain export --run DIR [--out FILE]"
+
+// 1 if `path` is a safetensors file written by lmtrain export: its 8-byte
+// header length, then a JSON header whose metadata holds "lmtrain_config".
+// Reads at most the first 1 MiB.
+static int is_lmtrain_export(const char *path) {
+    int fd;
+    size_t size;
+    if (open_regular(path, "file", 0, &fd, &size)) return 0;
+    unsigned char len8[8];
+    char *head = NULL;
+    int yes = 0;
+    if (size >= 8 && read(fd, len8, 8) == 8) {
+        uint64_t n = 0;
+        for (int i = 0; i < 8; i++) n |= (uint64_t)len8[i] << (8 * i);
+        size_t want = n < ((size_t)1 << 20) ? (size_t)n : ((size_t)1 << 20);
+        if (n > 0 && n <= size - 8) {
+            head = xmalloc(want + 1);
+            ssize_t got = read(fd, head, want);
+            if (got > 0) {
+                head[got] = 0;
+                yes = head[0] == '{' && strstr(head, "\"lmtrain_config\"") != NULL;
+            }
+        }
+    }
+    free(head);
+    close(fd);
+    return yes;
+}
+
+// The export never replaces a FIFO, device, socket, folder or symbolic link,
+// and replaces a regular file only if it is an earlier export, or with --force.
+static int check_export_target(const char *out, int force) {
+    struct stat st;
+    if (lstat(out, &st) != 0) return 0;
+    int rc = check_replaceable(out);
+    if (rc) return rc;
+    if (!force && !is_lmtrain_export(out))
+        return err_set(ERR_USAGE, "%s exists and is not an lmtrain export; add --force to replace it", out);
+    return 0;
+}
 
 // The weights of a run, as training left them.
 typedef struct {
@@ -178,12 +221,17 @@ static int write_export(const Trained *r, const char *out) {
 
 int cmd_export(int argc, char **argv) {
     const char *run = NULL, *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) run = argv[++i];
-        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
-        else return err_set(ERR_USAGE, "export: unknown or incomplete option '%s'\n" EXPORT_USAGE, argv[i]);
-    }
-    if (!run) return err_set(ERR_USAGE, "export: missing --run DIR\n" EXPORT_USAGE);
+    int force = 0;
+    const ArgOpt opts[] = {
+        {"--run", ARG_STRING, &run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+        {"--out", ARG_STRING, &out, "FILE", .help = "the file to write", .shown_default = "DIR/model.safetensors"},
+        {"--force", ARG_FLAG, &force, NULL, .help = "replace FILE even if it is not an earlier lmtrain export"},
+    };
+    const ArgSpec spec = {"export", "--run DIR [--out FILE] [--force]",
+                          "The trained weights as a safetensors file (float32, nanoGPT's layout), for other toolkits.",
+                          ARGS_TABLE(opts)};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return args_status(rc);
 
     char ckpt[4200], dflt[4200];
     if ((size_t)snprintf(ckpt, sizeof ckpt, "%s/checkpoint.bin", run) >= sizeof ckpt ||
@@ -196,8 +244,10 @@ int cmd_export(int argc, char **argv) {
     if (stat(ckpt, &st) != 0)
         return err_set(ERR_RUNTIME, "export: %s has no checkpoint.bin (is it a run folder? train it first)", run);
 
+    rc = check_export_target(out, force);
+    if (rc) return err_wrap(rc, "export: ");
     Trained r;
-    int rc = load_run(&r, ckpt);
+    rc = load_run(&r, ckpt);
     if (!rc) rc = write_export(&r, out);
     if (!rc)
         printf("exported %zu tensors (%zu weights, step %llu) to %s\n", r.model.n_params, r.model.n_weights,

@@ -1,19 +1,26 @@
 // inspect.c — `lmtrain inspect --run DIR`: fast-weight diagnostics (SPEC §7).
 //
-//   lmtrain inspect --run DIR [--stretch N] [--drift-tokens N] [--seed S]
+//   lmtrain inspect --run DIR [--stretch N] [--drift-tokens N] [--fp16-tokens N]
+//                   [--layer L] [--head H] [--seed S]
 //
 // For a trained run, in this order:
-//   1. λ per head and its memory horizon 1/(1-λ)            (linear_decay)
+//   1. λ per head and its memory horizon 1/(1-λ), drawn against block_size
+//      (kinds with a decay: linear_decay, delta)
 //   2. ||S|| and ||z|| against position on a long validation stretch
 //   3. the largest difference between the training (chunkwise / tiled) and
 //      generation (recurrent / KV-cache) forms
 //   4. drift of a float16-rounded state against the float32 state over
 //      --drift-tokens generated tokens: why the state must be float32
-//   5. KV-cache bytes vs fast-weight state bytes against length
+//   5. what a float16 state does to the next-token loss over --fp16-tokens
+//      validation tokens
+//   6. KV-cache bytes vs fast-weight state bytes against length
+//   7. heatmaps of one head's S (--layer, --head) at positions 16, 64, 256, 1024
+//   8. the attention matrix the kind implies, every head of --layer, on the
+//      first validation window (up to 64 tokens): softmax's own, or the weight
+//      each earlier value has in a fast-weight kind's read-out
 // Tables go to stdout and DIR/inspect/report.txt; every curve also to a CSV
-// and an SVG in DIR/inspect/. Items 2 and 4 read the state as S | z per head
-// (linear, linear_decay) and are skipped with a note for other kinds; item 1
-// applies to kinds with a decay.
+// and an SVG in DIR/inspect/. Items 2, 4, 5 and 7 need a fast-weight state
+// (every kind but softmax); z exists for the linear kinds only.
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -24,9 +31,10 @@
 
 #include "cmd/commands.h"
 #include "cmd/inspect_probe.h"
-#include "cmd/opt.h"
+#include "cmd/args.h"
 #include "cmd/run_load.h"
 #include "format/svg.h"
+#include "format/svg_heatmap.h"
 #include "util/atomic_file.h"
 #include "util/dirs.h"
 #include "util/err.h"
@@ -35,7 +43,7 @@
 
 typedef struct {
     const char *run;
-    size_t stretch, drift_tokens;
+    size_t stretch, drift_tokens, fp16_tokens, layer, head;
     uint64_t seed;
 } InspectOpts;
 
@@ -44,12 +52,24 @@ typedef struct {
     Model *m;
     char dir[4300];   // DIR/inspect
     AtomicFile rep;   // report.txt
-    int fw;           // the state has the S | z per head layout (probe_has_fw_state)
+    int fw;           // the kind keeps a fast-weight state (probe_state_layout)
+    ProbeLayout lay;  // where, when fw
     int cache;        // the kind generates from a KV cache (its memory grows with length)
 } Inspect;
 
 // why a state section does not apply to this kind
 static void skip_state(Inspect *in);
+static void out(Inspect *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// " S z" table cells of widths ws, wz with the numeric format fmt ("%*.4g");
+// z is NaN for kinds without a normaliser and shows as "-"
+static void num_cells(Inspect *in, double s, double z, int ws, int wz, const char *fmt) {
+    char a[64], b[64];
+    snprintf(a, sizeof a, fmt, ws, s);
+    if (isnan(z)) snprintf(b, sizeof b, "%*s", wz, "-");
+    else snprintf(b, sizeof b, fmt, wz, z);
+    out(in, " %s %s", a, b);
+}
 
 // ============================================================================
 // Output: every table line to stdout and report.txt; CSV and SVG files
@@ -172,7 +192,24 @@ static int section_lambda(Inspect *in) {
         }
     out(in, "(block_size is %zu: a horizon far beyond it is memory the training windows never used)\n",
         m->Tmax);
-    rc = atomic_commit(&a);
+    if ((rc = atomic_commit(&a))) return rc;
+    // the horizons, head by head, against the training window
+    size_t n = m->L * m->H;
+    double *x = xcalloc(n, sizeof(double)), *hz = xcalloc(n, sizeof(double)), *bs = xcalloc(n, sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (double)i;
+        hz[i] = 1.0 + exp(m->layer[i / m->H].theta->data[i % m->H]);  // 1/(1 − sigmoid θ)
+        bs[i] = (double)m->Tmax;
+    }
+    char title[300];
+    snprintf(title, sizeof title, "%s (%s): memory horizon 1/(1-λ) of each head", in->r->cfg.name, m->kind->name);
+    SvgSeries ser[2] = {{"horizon 1/(1-λ)", x, hz, n, 0, 1}, {"block_size", x, bs, n, 1, 2}};
+    SvgChart c = {title, "head (layer x heads + head)", "tokens", 0, 1};
+    file_path(path, sizeof path, in, "lambda_horizon.svg");
+    rc = svg_line_chart(path, &c, ser, 2);
+    free(x);
+    free(hz);
+    free(bs);
     return rc;
 }
 
@@ -229,14 +266,16 @@ static int section_norms(Inspect *in, size_t stretch) {
     for (size_t p = 1; p <= n; p *= 4) {
         size_t i = p - 1;
         out(in, "%10zu", p);
-        for (size_t l = 0; l < L; l++) out(in, " %12.4g %11.4g", s[i * L + l], z[i * L + l]);
+        for (size_t l = 0; l < L; l++) num_cells(in, s[i * L + l], z[i * L + l], 12, 11, "%*.4g");
         out(in, "\n");
         if (p * 4 > n && p != n) {  // always end on the last position
             out(in, "%10zu", n);
-            for (size_t l = 0; l < L; l++) out(in, " %12.4g %11.4g", s[(n - 1) * L + l], z[(n - 1) * L + l]);
+            for (size_t l = 0; l < L; l++) num_cells(in, s[(n - 1) * L + l], z[(n - 1) * L + l], 12, 11, "%*.4g");
             out(in, "\n");
         }
     }
+    if (!in->lay.has_z) out(in, "(%s keeps no normaliser z: its read-out is normalised by the query's features)\n",
+                            m->kind->name);
     out(in, "%s\n", m->kind->uses_decay
                         ? "With decay the state is a leaky sum: its norm levels off after a few horizons."
                         : "Without decay the state only grows (roughly like the number of tokens for z).");
@@ -248,7 +287,7 @@ static int section_norms(Inspect *in, size_t stretch) {
         rc = write_svg(in, "state_norm_S.svg", title, "position i (tokens seen)", "||S_i||_F", 1, 1, x, s,
                        n, L, NULL);
     }
-    if (!rc) {
+    if (!rc && in->lay.has_z) {
         snprintf(title, sizeof title, "%s (%s): ||z_i||_2, mean over heads", in->r->cfg.name,
                  m->kind->name);
         rc = write_svg(in, "state_norm_z.svg", title, "position i (tokens seen)", "||z_i||_2", 1, 1, x, z,
@@ -274,9 +313,7 @@ static void section_parallel(Inspect *in) {
     out(in, "%zu validation windows of %zu tokens. Attention alone: the training graph's attention output\n"
             "against the kind's one-token step fed the same q, k, v. Whole model: logits of the training\n"
             "forward against the generator's.\n", B, T);
-    out(in, "training form: %s; generation form: %s\n",
-        in->cache ? "tiled (all positions at once)" : "chunkwise-parallel",
-        in->cache ? "KV cache" : "recurrent state");
+    out(in, "training form: %s; generation form: %s\n", m->kind->training_form, m->kind->generation_form);
     int *tok = xcalloc(B * T, sizeof(int)), *tg = xcalloc(T, sizeof(int));
     for (size_t b = 0; b < B; b++) dataset_eval_window(d, SPLIT_VAL, b, T, tok + b * T, tg);
     ProbeDiff *dl = xcalloc(m->L, sizeof *dl), lg;
@@ -351,7 +388,7 @@ static int section_drift(Inspect *in, size_t n, uint64_t seed) {
         for (size_t p = 1; p <= at[i]; p *= 10) decade |= p == at[i];
         if (!decade) continue;
         out(in, "%10zu", at[i]);
-        for (size_t l = 0; l < L; l++) out(in, " %10.3g %10.3g", s[i * L + l], z[i * L + l]);
+        for (size_t l = 0; l < L; l++) num_cells(in, s[i * L + l], z[i * L + l], 10, 10, "%*.3g");
         out(in, "\n");
     }
     out(in, "float16 keeps 11 significant bits: an update below ~1/2048 of a state entry is lost to\n"
@@ -369,7 +406,7 @@ static int section_drift(Inspect *in, size_t n, uint64_t seed) {
     size_t ns = 0;
     double *ys = xcalloc(2 * L * k + 1, sizeof(double));
     for (size_t l = 0; l < L && l < 16; l++)
-        for (int part = 0; part < 2; part++) {
+        for (int part = 0; part < 1 + in->lay.has_z; part++) {
             double *col = ys + ns * k;
             for (size_t i = 0; i < k; i++) col[i] = (part ? z : s)[i * L + l];
             snprintf(lab[ns], sizeof lab[ns], "%s layer %zu", part ? "z" : "S", l);
@@ -399,7 +436,7 @@ static int section_memory(Inspect *in) {
     static const size_t lens[] = {16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576};
     enum { NL = sizeof lens / sizeof lens[0] };
     size_t kv_floats = 2 * m->H * m->dh, st_floats = fw->state_floats(&m->acfg, m->Tmax);
-    out(in, "\n== 5. inference memory against length (this model's shape, all %zu layers) ==\n", m->L);
+    out(in, "\n== 6. inference memory against length (this model's shape, all %zu layers) ==\n", m->L);
     out(in, "KV cache: 2 x %zu heads x %zu = %zu floats per token per layer.\n", m->H, m->dh, kv_floats);
     out(in, "fast-weight state (%s): %zu floats per layer, whatever the length.\n", fw->name, st_floats);
     out(in, "They are equal at %.1f tokens. `sample` keeps softmax's cache to a sliding window of\n"
@@ -433,65 +470,314 @@ static int section_memory(Inspect *in) {
 }
 
 // ============================================================================
+// 5. float16 state: the next-token loss
+// ============================================================================
+
+static void fp16_progress(size_t done, size_t n) {
+    if (isatty(STDERR_FILENO)) fprintf(stderr, "\rinspect: float16 loss %zu/%zu tokens   ", done, n);
+    else fprintf(stderr, "inspect: float16 loss %zu/%zu tokens\n", done, n);
+    if (isatty(STDERR_FILENO) && done == n) fprintf(stderr, "\r\033[K");
+}
+
+static int section_fp16_loss(Inspect *in, size_t n) {
+    const Model *m = in->m;
+    out(in, "\n== 5. float16 state: what it does to the next-token loss ==\n");
+    if (!in->fw) {
+        skip_state(in);
+        return 0;
+    }
+    if (n < 2) {
+        out(in, "--fp16-tokens %zu (skipped)\n", n);
+        return 0;
+    }
+    int *tok = xcalloc(n, sizeof(int));
+    n = val_stretch(in->r->data, m->Tmax, n, tok);
+    // ranges ending at 10, 100, 1000, ... and at the last scored position
+    size_t at[16], k = 0;
+    for (size_t e = 10; e < n - 1 && k < 15; e *= 10) at[k++] = e;
+    at[k++] = n - 1;
+    double *l32 = xcalloc(k, sizeof(double)), *l16 = xcalloc(k, sizeof(double));
+    probe_fp16_loss(m, tok, n, at, k, l32, l16, n >= 20000 ? fp16_progress : NULL);
+    out(in, "%zu validation tokens read in one stream, twice: with the float32 state, and with the state\n"
+            "stored as float16 between tokens (rounded after every update). Mean next-token loss over\n"
+            "each range of positions (nats):\n", n);
+    if (m->wpe && n > m->Tmax)
+        out(in, "(pos = learned: past block_size %zu every token reuses the last position embedding, so\n"
+                " the float32 loss climbs too; a pos = none run shows the float16 effect alone)\n", m->Tmax);
+    out(in, "%18s %12s %12s %12s\n", "positions", "float32", "float16", "difference");
+    char path[4400];
+    file_path(path, sizeof path, in, "fp16_loss.csv");
+    AtomicFile a;
+    int rc = atomic_open(&a, path);
+    if (rc) goto out;
+    fprintf(a.f, "from,to,loss_fp32,loss_fp16\n");
+    for (size_t i = 0; i < k; i++) {
+        size_t from = i ? at[i - 1] + 1 : 1;
+        char range[40];
+        snprintf(range, sizeof range, "%zu-%zu", from, at[i]);
+        out(in, "%18s %12.4f %12.4f %+12.4f\n", range, l32[i], l16[i], l16[i] - l32[i]);
+        fprintf(a.f, "%zu,%zu,%.9g,%.9g\n", from, at[i], l32[i], l16[i]);
+    }
+    out(in, "%s\n", m->kind->uses_decay
+                        ? "Decay keeps the state bounded, so float16's relative rounding stays small at any length."
+                        : "Without decay the state grows without bound: each write falls below float16's rounding\n"
+                          "step of what is already stored, and the memory stops learning from new tokens.");
+    rc = atomic_commit(&a);
+out:
+    free(tok);
+    free(l32);
+    free(l16);
+    return rc;
+}
+
+// ============================================================================
+// 7. pictures of the state: one head's S along a validation stretch
+// ============================================================================
+
+// σ1² of the (d, d) matrix A: the largest eigenvalue of AᵀA by power iteration
+// (200 steps from a fixed start: plenty for a picture's summary number)
+static double top_singular_sq(const double *A, size_t d) {
+    double *x = xcalloc(d, sizeof(double)), *y = xcalloc(d, sizeof(double)), ev = 0;
+    for (size_t i = 0; i < d; i++) x[i] = 1.0 + 0.01 * (double)i;
+    for (int it = 0; it < 200; it++) {
+        for (size_t i = 0; i < d; i++) {  // y = A x
+            y[i] = 0;
+            for (size_t j = 0; j < d; j++) y[i] += A[i * d + j] * x[j];
+        }
+        double nx = 0;
+        for (size_t j = 0; j < d; j++) {  // x = Aᵀ y
+            x[j] = 0;
+            for (size_t i = 0; i < d; i++) x[j] += A[i * d + j] * y[i];
+            nx += x[j] * x[j];
+        }
+        nx = sqrt(nx);
+        if (nx == 0) break;
+        for (size_t j = 0; j < d; j++) x[j] /= nx;
+        ev = nx;  // ||AᵀA x|| for unit x -> σ1²
+    }
+    free(x);
+    free(y);
+    return ev;
+}
+
+static int section_heatmaps(Inspect *in, size_t stretch, size_t layer, size_t head) {
+    const Model *m = in->m;
+    out(in, "\n== 7. one head's fast weights S, layer %zu head %zu, along a validation text ==\n", layer, head);
+    if (!in->fw) {
+        skip_state(in);
+        return 0;
+    }
+    static const size_t POS[] = {16, 64, 256, 1024};
+    size_t at[4], k = 0, d = m->dh;
+    for (size_t i = 0; i < 4; i++)
+        if (POS[i] <= stretch) at[k++] = POS[i];
+    if (k == 0) {
+        out(in, "--stretch %zu is shorter than 16 tokens (skipped)\n", stretch);
+        return 0;
+    }
+    int *tok = xcalloc(at[k - 1], sizeof(int));
+    size_t n = val_stretch(in->r->data, m->Tmax, at[k - 1], tok);
+    while (k > 0 && at[k - 1] > n) k--;
+    float *S = xcalloc(k * d * d + 1, sizeof(float));
+    double *v = xcalloc(k * d * d + 1, sizeof(double));
+    probe_state_snapshots(m, tok, n, layer, head, at, k, S);
+    SvgHeatPanel p[4];
+    char lab[4][48];
+    out(in, "%10s %12s %12s %14s\n", "position", "||S||_F", "max |S_ij|", "top direction");
+    char path[4400];
+    file_path(path, sizeof path, in, "state_heatmap.csv");
+    AtomicFile a;
+    int rc = atomic_open(&a, path);
+    if (rc) goto out;
+    fprintf(a.f, "position,i,j,S\n");
+    for (size_t s = 0; s < k; s++) {
+        double fro = 0, mx = 0;
+        for (size_t i = 0; i < d; i++)
+            for (size_t j = 0; j < d; j++) {
+                double x = S[(s * d + i) * d + j];
+                v[(s * d + i) * d + j] = x;
+                fro += x * x;
+                mx = fabs(x) > mx ? fabs(x) : mx;
+                fprintf(a.f, "%zu,%zu,%zu,%.9g\n", at[s], i, j, x);
+            }
+        double top = top_singular_sq(v + s * d * d, d);
+        out(in, "%10zu %12.4g %12.4g %14.3f\n", at[s], sqrt(fro), mx, fro > 0 ? top / fro : 0);
+        snprintf(lab[s], sizeof lab[s], "after %zu tokens", at[s]);
+        p[s] = (SvgHeatPanel){lab[s], d, d, v + s * d * d};
+    }
+    out(in, "(S_ij: how much key feature i writes into value coordinate j. Top direction: σ1²/||S||²,\n"
+            " the share of the largest outer product u·vᵀ in S — near 1, the memory is mostly one\n"
+            " pattern written over and over; about %.2g for a random %zux%zu matrix)\n", 4.0 / (double)d, d, d);
+    if ((rc = atomic_commit(&a))) goto out;
+    char title[300], note[200];
+    snprintf(title, sizeof title, "%s (%s): S of layer %zu head %zu along a validation text", in->r->cfg.name,
+             m->kind->name, layer, head);
+    snprintf(note, sizeof note, "each panel on its own colour scale (blue −max, white 0, red +max)%s",
+             m->wpe && at[k - 1] > m->Tmax ? "; past block_size positions reuse the last embedding" : "");
+    SvgHeatmap h = {title, note, "key feature i", "value coordinate j", 220};
+    file_path(path, sizeof path, in, "state_heatmap.svg");
+    rc = svg_heatmaps(path, &h, p, k);
+out:
+    free(tok);
+    free(S);
+    free(v);
+    return rc;
+}
+
+// ============================================================================
+// 8. the attention matrix a kind implies
+// ============================================================================
+
+static int section_attention(Inspect *in, size_t layer) {
+    const Model *m = in->m;
+    const AttnKind *kind = m->kind;
+    size_t T = m->Tmax < 64 ? m->Tmax : 64, d = m->dh, H = m->H, na = (size_t)kind->n_aux;
+    out(in, "\n== 8. the attention matrix %s implies: layer %zu, first validation window (%zu tokens) ==\n",
+        kind->name, layer, T);
+    if (!kind->value_weights) {
+        out(in, "%s does not describe its read-out as weights on the values (skipped)\n", kind->name);
+        return 0;
+    }
+    const Dataset *ds = in->r->data;
+    if (dataset_eval_windows(ds, SPLIT_VAL, m->Tmax) == 0) {
+        out(in, "no full validation window (skipped)\n");
+        return 0;
+    }
+    int *tok = xcalloc(m->Tmax, sizeof(int)), *tg = xcalloc(m->Tmax, sizeof(int));
+    dataset_eval_window(ds, SPLIT_VAL, 0, m->Tmax, tok, tg);
+    ProbeHeadTrace tr = {xcalloc(T * d, sizeof(float)), xcalloc(T * d, sizeof(float)),
+                         xcalloc(T * d, sizeof(float)), xcalloc(T * d, sizeof(float)),
+                         xcalloc(T * (na ? na : 1), sizeof(float))};
+    double *W = xcalloc(H * T * T, sizeof(double)), *y0 = xcalloc(T * d, sizeof(double));
+    SvgHeatPanel p[16];
+    char lab[16][32];
+    out(in, "W[i, j]: the weight of value v_j in output y_i;\n%s\n", kind->weights_formula);
+    out(in, "%5s %9s %14s %14s %14s %16s\n", "head", "λ", "on itself", "last 8 tokens", "mean distance",
+        "reconstruction");
+    char path[4400];
+    file_path(path, sizeof path, in, "attention.csv");
+    AtomicFile a;
+    int rc = atomic_open(&a, path);
+    if (rc) goto out;
+    fprintf(a.f, "head,i,j,weight\n");
+    for (size_t h = 0; h < H; h++) {
+        probe_head_trace(m, tok, T, layer, h, &tr);
+        const float *th = m->layer[layer].theta ? m->layer[layer].theta->data : NULL;
+        double lam = th ? 1.0 / (1.0 + exp(-(double)th[h])) : 1.0;
+        double *w = W + h * T * T;
+        kind->value_weights(&m->acfg, T, tr.q, tr.k, tr.aux, lam, w, y0);
+        // the weights must give back the step's own output: y_i = Σ_j W_ij v_j + y0_i
+        double err = 0, ymax = 1e-30, self = 0, near = 0, dist = 0, tot = 0;
+        for (size_t i = 0; i < T; i++) {
+            for (size_t c = 0; c < d; c++) {
+                double r = y0[i * d + c];
+                for (size_t j = 0; j <= i; j++) r += w[i * T + j] * tr.v[j * d + c];
+                err = fmax(err, fabs(r - tr.y[i * d + c]));
+                ymax = fmax(ymax, fabs(tr.y[i * d + c]));
+            }
+            double row = 0;
+            for (size_t j = 0; j <= i; j++) row += fabs(w[i * T + j]);
+            for (size_t j = 0; j <= i && row > 0; j++) {
+                double f = fabs(w[i * T + j]) / row;
+                self += (j == i) * f;
+                near += (i - j < 8) * f;
+                dist += (double)(i - j) * f;
+                fprintf(a.f, "%zu,%zu,%zu,%.9g\n", h, i, j, w[i * T + j]);
+            }
+            tot += row > 0;
+        }
+        out(in, "%5zu %9.5f %14.3f %14.3f %14.2f %16.2g\n", h, lam, self / tot, near / tot, dist / tot, err / ymax);
+        if (h < 16) {
+            snprintf(lab[h], sizeof lab[h], "head %zu", h);
+            p[h] = (SvgHeatPanel){lab[h], T, T, w};
+        }
+    }
+    out(in, "(shares of Σ_j |W_ij| per row, averaged over rows; mean distance in tokens; reconstruction:\n"
+            " max |Σ_j W_ij v_j + y0_i − y_i| / max |y| against the kind's own step output)\n");
+    if ((rc = atomic_commit(&a))) goto out;
+    char title[300], text[80], note[200];
+    size_t tl = 0;
+    for (size_t t = 0; t < T && tl + 8 < sizeof text; t++) {
+        char c[8];
+        size_t nb = dataset_decode(ds, tok[t], c);
+        for (size_t b = 0; b < nb && tl + 1 < sizeof text; b++) text[tl++] = c[b] == '\n' ? '/' : c[b];
+    }
+    text[tl] = 0;
+    snprintf(title, sizeof title, "%s (%s): attention matrix of layer %zu, %zu tokens", in->r->cfg.name,
+             kind->name, layer, T);
+    snprintf(note, sizeof note, "text: \"%s\" (/ = newline)", text);
+    SvgHeatmap hm = {title, note, "output position i", "value position j", H <= 4 ? 220 : 160};
+    file_path(path, sizeof path, in, "attention.svg");
+    rc = svg_heatmaps(path, &hm, p, H < 16 ? H : 16);
+out:
+    free(tok);
+    free(tg);
+    free(tr.q), free(tr.k), free(tr.v), free(tr.y), free(tr.aux);
+    free(W);
+    free(y0);
+    return rc;
+}
+
+// ============================================================================
 // The command
 // ============================================================================
 
 static int parse(int argc, char **argv, InspectOpts *o) {
-    *o = (InspectOpts){.stretch = 4096, .drift_tokens = 100000, .seed = 1337};
-    const char *cmd = "inspect", *v;
-    int rc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--run")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &o->run))) return rc;
-        } else if (!strcmp(a, "--stretch")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 1, 100000000, &o->stretch)))
-                return rc;
-        } else if (!strcmp(a, "--drift-tokens")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 0, 1000000000, &o->drift_tokens)))
-                return rc;
-        } else if (!strcmp(a, "--seed")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_u64(cmd, a, v, &o->seed))) return rc;
-        } else {
-            return err_set(ERR_USAGE, "inspect: unknown option '%s'\nusage: lmtrain inspect --run DIR "
-                                      "[--stretch N] [--drift-tokens N] [--seed S]", a);
-        }
-    }
-    if (!o->run) return err_set(ERR_USAGE, "inspect: missing --run DIR (a run folder with checkpoint.bin)");
-    return 0;
+    *o = (InspectOpts){.stretch = 4096, .drift_tokens = 100000, .fp16_tokens = 100000, .seed = 1337};
+    const ArgOpt opts[] = {
+        {"--run", ARG_STRING, &o->run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+        {"--stretch", ARG_SIZE, &o->stretch, "N", .help = "validation tokens for the state-norm curve", .lo = 1, .hi = 1e8},
+        {"--drift-tokens", ARG_SIZE, &o->drift_tokens, "N", .help = "generated tokens for the float16 drift study; 0 = skip",
+         .lo = 0, .hi = 1e9},
+        {"--fp16-tokens", ARG_SIZE, &o->fp16_tokens, "N", .help = "validation tokens for the float16 loss study",
+         .lo = 0, .hi = 1e9},
+        {"--layer", ARG_SIZE, &o->layer, "L", .help = "the layer of the heatmaps and attention pictures (from 0)",
+         .lo = 0, .hi = 1 << 20},
+        {"--head", ARG_SIZE, &o->head, "H", .help = "the head of the state heatmaps (from 0)", .lo = 0, .hi = 1 << 20},
+        {"--seed", ARG_U64, &o->seed, "S", .help = "random seed of the drift study's sampler"},
+    };
+    const ArgSpec spec = {"inspect", "--run DIR [options]",
+                          "Fast-weight diagnostics of a trained run: lambda per head, state norms, training vs\n"
+                          "generation form, float16 drift and loss, memory against length, state heatmaps and\n"
+                          "the implied attention matrix (DIR/inspect/).",
+                          ARGS_TABLE(opts)};
+    return args_parse(&spec, argc, argv);
 }
 
 int cmd_inspect(int argc, char **argv) {
     InspectOpts o;
     int rc = parse(argc, argv, &o);
-    if (rc) return rc;
+    if (rc) return args_status(rc);
     LoadedRun r;
     if ((rc = run_load(&r, o.run))) return rc;
+    const Model *m = &r.model;
+    if (o.layer >= m->L || o.head >= m->H) {  // refused before anything is written
+        rc = err_set(ERR_USAGE, "inspect: --layer %zu --head %zu: %s has %zu layers of %zu heads (from 0)",
+                     o.layer, o.head, r.dir, m->L, m->H);
+        goto done;
+    }
     pool_init(r.cfg.threads);
-    Inspect in = {.r = &r, .m = &r.model, .fw = probe_has_fw_state(&r.model),
+    Inspect in = {.r = &r, .m = &r.model,
                   .cache = model_inference_bytes(&r.model, 1) != model_inference_bytes(&r.model, 2)};
+    in.fw = probe_state_layout(&r.model, &in.lay);
     snprintf(in.dir, sizeof in.dir, "%s/inspect", r.dir);
     char path[4400];
     file_path(path, sizeof path, &in, "report.txt");
     if ((rc = make_dirs(in.dir)) || (rc = atomic_open(&in.rep, path))) goto done;
-    const Model *m = in.m;
     out(&in, "inspect %s: %s attention, %zu layers x %zu heads of %zu, step %llu\n", r.dir, m->kind->name,
         m->L, m->H, m->dh, (unsigned long long)r.st.step);
-    if (!in.fw && !in.cache)
-        out(&in, "note: %s does not keep its state as H x (S dh x dh, z dh) like linear and linear_decay: "
-                 "sections 2 and 4 are skipped\n", m->kind->name);
     if (!(rc = section_lambda(&in)) && !(rc = section_norms(&in, o.stretch))) {
         section_parallel(&in);
-        if (!(rc = section_drift(&in, o.drift_tokens, o.seed))) rc = section_memory(&in);
+        if (!(rc = section_drift(&in, o.drift_tokens, o.seed)) && !(rc = section_fp16_loss(&in, o.fp16_tokens)) &&
+            !(rc = section_memory(&in)) && !(rc = section_heatmaps(&in, o.stretch, o.layer, o.head)))
+            rc = section_attention(&in, o.layer);
     }
     if (rc) {
         atomic_abort(&in.rep);
         goto done;
     }
     if (!(rc = atomic_commit(&in.rep)))
-        printf("\nwritten to %s/: report.txt and CSV + SVG for each curve\n", in.dir);
+        printf("\nwritten to %s/: report.txt and CSV + SVG for each curve and picture\n", in.dir);
 done:
     run_unload(&r);
     return rc;

@@ -10,14 +10,22 @@
 #include "format/fp16.h"
 #include "util/err.h"
 
-int probe_has_fw_state(const Model *m) {
-    // The attention interface does not describe a state's layout, so this is a
-    // list: the kinds of linear.c, whose step keeps S then z per head. (delta,
-    // for one, keeps S per head and then scratch, with no z.) The size check
-    // guards against the list and linear.c drifting apart.
+int probe_state_layout(const Model *m, ProbeLayout *lay) {
+    // The attention interface does not describe a state's layout yet, so this
+    // is the one place that knows it, by kind: linear.c's step keeps S then z
+    // per head, delta.c's S per head then its scratch. The size checks guard
+    // against this list and the kinds drifting apart.
     const char *name = m->kind->name;
-    if (strcmp(name, "linear") != 0 && strcmp(name, "linear_decay") != 0) return 0;
-    return m->kind->state_floats(&m->acfg, m->Tmax) == m->H * (m->dh * m->dh + m->dh);
+    size_t d = m->dh, H = m->H, floats = m->kind->state_floats(&m->acfg, m->Tmax);
+    if (!strcmp(name, "linear") || !strcmp(name, "linear_decay")) {
+        *lay = (ProbeLayout){d * d + d, 1};
+        return floats == H * (d * d + d);
+    }
+    if (!strcmp(name, "delta")) {
+        *lay = (ProbeLayout){d * d, 0};
+        return floats >= H * d * d;
+    }
+    return 0;
 }
 
 static double norm2(const float *x, size_t n) {
@@ -31,6 +39,8 @@ static double norm2(const float *x, size_t n) {
 // ============================================================================
 
 void probe_state_norms(const Model *m, const int *tokens, size_t n, double *s_norm, double *z_norm) {
+    ProbeLayout lay;
+    probe_state_layout(m, &lay);
     Generator g;
     generator_init(&g, m);
     size_t d = m->dh, L = m->L, H = m->H;
@@ -40,14 +50,58 @@ void probe_state_norms(const Model *m, const int *tokens, size_t n, double *s_no
             const float *st = generator_layer_state(&g, l);
             double s = 0, z = 0;
             for (size_t h = 0; h < H; h++) {
-                const float *S = st + h * (d * d + d);
+                const float *S = st + h * lay.head_stride;
                 s += sqrt(norm2(S, d * d));
-                z += sqrt(norm2(S + d * d, d));
+                if (lay.has_z) z += sqrt(norm2(S + d * d, d));
             }
             s_norm[t * L + l] = s / (double)H;
-            z_norm[t * L + l] = z / (double)H;
+            z_norm[t * L + l] = lay.has_z ? z / (double)H : NAN;
         }
     }
+    generator_free(&g);
+}
+
+void probe_state_snapshots(const Model *m, const int *tokens, size_t n, size_t layer, size_t head,
+                           const size_t *at, size_t n_at, float *S) {
+    ProbeLayout lay;
+    probe_state_layout(m, &lay);
+    Generator g;
+    generator_init(&g, m);
+    size_t d = m->dh, next = 0;
+    for (size_t t = 0; t < n && next < n_at; t++) {
+        generator_step(&g, tokens[t], t);
+        if (at[next] == t + 1)
+            memcpy(S + next++ * d * d, generator_layer_state(&g, layer) + head * lay.head_stride,
+                   d * d * sizeof(float));
+    }
+    generator_free(&g);
+}
+
+typedef struct {
+    size_t layer, head, dh, n_aux;
+    ProbeHeadTrace *tr;
+} TraceTap;
+
+static void trace_tap(void *ctx, size_t layer, size_t pos, const float *q, const float *k, const float *v,
+                      const float *aux, const float *y) {
+    TraceTap *t = ctx;
+    if (layer != t->layer) return;
+    size_t d = t->dh, o = t->head * d;
+    memcpy(t->tr->q + pos * d, q + o, d * sizeof(float));
+    memcpy(t->tr->k + pos * d, k + o, d * sizeof(float));
+    memcpy(t->tr->v + pos * d, v + o, d * sizeof(float));
+    memcpy(t->tr->y + pos * d, y + o, d * sizeof(float));
+    if (t->n_aux) memcpy(t->tr->aux + pos * t->n_aux, aux + t->head * t->n_aux, t->n_aux * sizeof(float));
+}
+
+void probe_head_trace(const Model *m, const int *tokens, size_t T, size_t layer, size_t head,
+                      ProbeHeadTrace *tr) {
+    Generator g;
+    generator_init(&g, m);
+    TraceTap tap = {layer, head, m->dh, (size_t)m->kind->n_aux, tr};
+    g.hook = trace_tap;
+    g.hook_ctx = &tap;
+    for (size_t t = 0; t < T; t++) generator_step(&g, tokens[t], t);
     generator_free(&g);
 }
 
@@ -137,11 +191,15 @@ static void shadow_step(void *ctx, size_t layer, size_t pos, const float *q, con
 }
 
 // relative error of S (part 0) or z (part 1) of one layer, over all heads
+// (NaN for z when the kind keeps none)
 static double rel_err(const Model *m, const float *a16, const float *a32, int part) {
+    ProbeLayout lay;
+    probe_state_layout(m, &lay);
+    if (part && !lay.has_z) return NAN;
     size_t d = m->dh, off = part ? d * d : 0, n = part ? d : d * d;
     double num = 0, den = 0;
     for (size_t h = 0; h < m->H; h++) {
-        const float *x = a16 + h * (d * d + d) + off, *r = a32 + h * (d * d + d) + off;
+        const float *x = a16 + h * lay.head_stride + off, *r = a32 + h * lay.head_stride + off;
         for (size_t i = 0; i < n; i++) {
             double e = (double)x[i] - (double)r[i];
             num += e * e;
@@ -190,4 +248,59 @@ void probe_fp16_drift(const Model *m, int start, size_t n, uint64_t seed, const 
     free(sh.shadow);
     free(sh.y);
     generator_free(&g);
+}
+
+// ============================================================================
+// float16 state: its effect on the next-token loss
+// ============================================================================
+
+typedef struct {
+    Generator *g;
+} Rounder;
+
+// the layer's step has run: store its state as float16 would keep it
+static void round_state(void *ctx, size_t layer, size_t pos, const float *q, const float *k, const float *v,
+                        const float *aux, const float *y) {
+    (void)pos, (void)q, (void)k, (void)v, (void)aux, (void)y;
+    Rounder *r = ctx;
+    fp16_round_array(generator_layer_state(r->g, layer), r->g->state_floats);
+}
+
+// -log softmax(logits)[target], in double
+static double token_loss(const float *lg, size_t V, int target) {
+    double mx = lg[0], sum = 0;
+    for (size_t i = 1; i < V; i++) mx = lg[i] > mx ? lg[i] : mx;
+    for (size_t i = 0; i < V; i++) sum += exp((double)lg[i] - mx);
+    return log(sum) + mx - (double)lg[target];
+}
+
+void probe_fp16_loss(const Model *m, const int *tokens, size_t n, const size_t *at, size_t n_at,
+                     double *loss32, double *loss16, void (*progress)(size_t done, size_t n)) {
+    Generator g32, g16;
+    generator_init(&g32, m);
+    generator_init(&g16, m);
+    for (size_t l = 0; l < m->L; l++)  // 0 and 1 are exact in float16; stated, not assumed
+        fp16_round_array(generator_layer_state(&g16, l), g16.state_floats);
+    Rounder rd = {&g16};
+    g16.hook = round_state;
+    g16.hook_ctx = &rd;
+    double s32 = 0, s16 = 0;
+    size_t next = 0, since = 0, every = n / 10 ? n / 10 : 1;
+    // position t predicts token t + 1; the last token of the stream has no target
+    for (size_t t = 0; t + 1 < n && next < n_at; t++) {
+        s32 += token_loss(generator_step(&g32, tokens[t], t), m->V, tokens[t + 1]);
+        s16 += token_loss(generator_step(&g16, tokens[t], t), m->V, tokens[t + 1]);
+        since++;
+        if (at[next] == t + 1) {
+            loss32[next] = s32 / (double)since;
+            loss16[next] = s16 / (double)since;
+            s32 = s16 = 0;
+            since = 0;
+            next++;
+        }
+        if (progress && (t + 1) % every == 0) progress(t + 1, n);
+    }
+    for (; next < n_at; next++) loss32[next] = loss16[next] = NAN;
+    generator_free(&g32);
+    generator_free(&g16);
 }

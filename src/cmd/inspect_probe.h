@@ -6,15 +6,45 @@
 
 #include "model/model.h"
 
-// 1 if the kind's generation state has the fast-weight layout, per layer
-// H x [S (dh, dh) | z (dh)]: the kinds of linear.c (linear, linear_decay).
-// Softmax (a KV cache) and kinds with another layout (delta) have not.
-int probe_has_fw_state(const Model *m);
+// Where a fast-weight kind keeps each head's matrix S (dh, dh) in one layer's
+// generation state: head h's S starts at h * head_stride; with has_z its
+// normaliser z (dh) follows it (linear, linear_decay: H x [S | z]; delta:
+// H x S, then scratch).
+typedef struct {
+    size_t head_stride;
+    int has_z;
+} ProbeLayout;
+
+// 1 and *lay for kinds with a fast-weight state; 0 for a KV cache (softmax).
+int probe_state_layout(const Model *m, ProbeLayout *lay);
 
 // Teacher-forces tokens[0..n) through a fresh generator; after each token,
-// per layer, the mean over heads of ||S||_F and of ||z||_2.
-// s_norm, z_norm: (n, L). Needs probe_has_fw_state.
+// per layer, the mean over heads of ||S||_F and of ||z||_2 (NaN without z).
+// s_norm, z_norm: (n, L). Needs probe_state_layout.
 void probe_state_norms(const Model *m, const int *tokens, size_t n, double *s_norm, double *z_norm);
+
+// The same stream; after tokens at[0..n_at) (increasing, each in 1..n) a copy
+// of S of one head of one layer: S (n_at, dh, dh). Needs probe_state_layout.
+void probe_state_snapshots(const Model *m, const int *tokens, size_t n, size_t layer, size_t head,
+                           const size_t *at, size_t n_at, float *S);
+
+// One head's attention on one window from a fresh state: q, k, v, y (T, dh)
+// and aux (T, n_aux) of layer `layer`, head `head`, exactly as its step saw
+// and produced them (y before output_norm).
+typedef struct {
+    float *q, *k, *v, *y, *aux;
+} ProbeHeadTrace;
+void probe_head_trace(const Model *m, const int *tokens, size_t T, size_t layer, size_t head,
+                      ProbeHeadTrace *tr);
+
+// Teacher-forces tokens[0..n) through two generators: one with the float32
+// state, one whose state is stored as float16 between tokens (rounded after
+// every update; each step's arithmetic stays float32). At the token counts
+// at[0..n_at): the mean next-token loss of each over the tokens since the
+// previous count (at[i] < n: the last token has no successor). loss32,
+// loss16: (n_at). Needs probe_state_layout.
+void probe_fp16_loss(const Model *m, const int *tokens, size_t n, const size_t *at, size_t n_at,
+                     double *loss32, double *loss16, void (*progress)(size_t done, size_t n));
 
 typedef struct {
     double max_abs;  // max |parallel - recurrent|

@@ -21,6 +21,7 @@
 
 #include "attention/attention.h"
 #include "config/ini.h"
+#include "util/file_check.h"
 #include "util/err.h"
 
 // Enums and bools are read and written through int (memcpy, so no aliasing
@@ -56,9 +57,9 @@ typedef struct {
     // and [attention], plus run.seed (init and data order) and train.batch_size
     // (which examples each step draws). Not model keys, so a --resume may change
     // them: run.name, run.out_dir, run.threads (results are thread-count
-    // independent), and the rest of [train] — steps, lr, min_lr, warmup,
-    // weight_decay, beta1, beta2, grad_clip, eval_every, eval_batches,
-    // log_every, checkpoint_every.
+    // independent), run.seeds (read by `ablate` only), and the rest of
+    // [train] — steps, lr, min_lr, warmup, weight_decay, beta1, beta2,
+    // grad_clip, eval_every, eval_batches, log_every, checkpoint_every.
     int model;
 } Field;
 
@@ -93,6 +94,7 @@ static const Field FIELDS[] = {
     STR("run", "out_dir", out_dir, S_NONEMPTY, 0),
     {.section = "run", .key = "seed", .type = F_U64, .off = OFF(seed), .model = 1},
     INT("run", "threads", threads, 0, 1024, 0),
+    INT("run", "seeds", seeds, 1, 1000, 0),
 
     ENUM("data", "task", task, TASK_NAMES, 1),
     STR("data", "path", path, S_ANY, 1),
@@ -144,6 +146,7 @@ void config_defaults(Config *c) {
     strcpy(c->out_dir, "runs");
     c->seed = 1337;
     c->threads = 0;
+    c->seeds = 1;
     c->task = TASK_TEXT;
     c->val_fraction = 0.1;
     c->vocab = 64;
@@ -608,16 +611,16 @@ static int load_stream(Config *c, FILE *f, const char *path) {
     return 0;
 }
 
+// A config is a few KiB; 1 MiB keeps a wrong path from being read without bound.
+#define CONFIG_MAX_BYTES ((size_t)1 << 20)
+
 int config_load(Config *c, const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return err_set(ERR_USAGE, "cannot open config %s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return err_set(ERR_USAGE, "cannot open config %s: %s", path, strerror(EISDIR));
-    }
-    int rc = load_stream(c, f, path);
-    fclose(f);
+    char *text = NULL;
+    size_t n = 0;
+    // regular files only, never blocking on a FIFO (file_check.h); read whole, then parsed
+    if (read_regular(path, "config", CONFIG_MAX_BYTES, &text, &n)) return ERR_USAGE;
+    int rc = config_load_text(c, text, n, path);
+    free(text);
     return rc;
 }
 

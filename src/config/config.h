@@ -28,6 +28,7 @@ typedef struct {
     char out_dir[1024];   // default "runs"
     unsigned long long seed;  // 1337
     int threads;          // 0 = all cores
+    int seeds;            // 1: `ablate` trains each config with seeds seed .. seed+seeds-1
     // [data]
     Task task;            // text
     char path[1024];      // text: the corpus (required for task = text)

@@ -54,7 +54,7 @@ static size_t utf8_len(const unsigned char *s) {
 }
 
 // Writes s as XML character data, at most max_chars characters (then "…").
-static void put_text(FILE *out, const char *s, size_t max_chars) {
+void svg_put_text(FILE *out, const char *s, size_t max_chars) {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t chars = 0; *p; chars++) {
         if (chars == max_chars) {
@@ -245,20 +245,30 @@ static const char *series_color(const SvgSeries *s, size_t i) {
     return PALETTE[k % PALETTE_N];
 }
 
-void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, size_t n) {
-    // ranges over the usable points only
+void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
+                           const SvgBand *bands, size_t n) {
+    static const SvgLimits FIT = {0, 0, 0, 0};
+    if (!lim) lim = &FIT;
+    // ranges over the usable points only (bands included)
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
     size_t drawable = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < s[i].n; j++) {
-            double x = s[i].x[j], y = s[i].y[j];
-            if (!usable(x, c->logx) || !usable(y, c->logy)) continue;
-            x = c->logx ? log10(x) : x;
-            y = c->logy ? log10(y) : y;
-            xlo = fmin(xlo, x), xhi = fmax(xhi, x);
-            ylo = fmin(ylo, y), yhi = fmax(yhi, y);
-            drawable++;
+            const SvgBand *b = bands && bands[i].lo && bands[i].hi ? &bands[i] : NULL;
+            double x = s[i].x[j], ys[3] = {s[i].y[j], b ? b->lo[j] : NAN, b ? b->hi[j] : NAN};
+            if (!usable(x, c->logx)) continue;
+            for (int k = 0; k < 3; k++) {
+                if (!usable(ys[k], c->logy)) continue;
+                double px = c->logx ? log10(x) : x, py = c->logy ? log10(ys[k]) : ys[k];
+                xlo = fmin(xlo, px), xhi = fmax(xhi, px);
+                ylo = fmin(ylo, py), yhi = fmax(yhi, py);
+                drawable += k == 0;
+            }
         }
+    int fixed_x = lim->xmin < lim->xmax && usable(lim->xmin, c->logx) && usable(lim->xmax, c->logx);
+    int fixed_y = lim->ymin < lim->ymax && usable(lim->ymin, c->logy) && usable(lim->ymax, c->logy);
+    if (fixed_x) xlo = c->logx ? log10(lim->xmin) : lim->xmin, xhi = c->logx ? log10(lim->xmax) : lim->xmax;
+    if (fixed_y) ylo = c->logy ? log10(lim->ymin) : lim->ymin, yhi = c->logy ? log10(lim->ymax) : lim->ymax;
     Axis ax, ay;
     axis_fit(&ax, c->logx, xlo, xhi);
     axis_fit(&ay, c->logy, ylo, yhi);
@@ -276,7 +286,7 @@ void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, siz
     if (c->title) {
         fprintf(out, "<text x=\"%.1f\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">",
                 (L + R) / 2);
-        put_text(out, c->title, 90);
+        svg_put_text(out, c->title, 90);
         fputs("</text>\n", out);
     }
 
@@ -325,12 +335,12 @@ void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, siz
     fputs("</g>\n", out);
     if (c->xlabel) {
         fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", (L + R) / 2, H - 14);
-        put_text(out, c->xlabel, 90);
+        svg_put_text(out, c->xlabel, 90);
         fputs("</text>\n", out);
     }
     if (c->ylabel) {
         fprintf(out, "<text transform=\"translate(18 %.1f) rotate(-90)\" text-anchor=\"middle\">", (T + B) / 2);
-        put_text(out, c->ylabel, 60);
+        svg_put_text(out, c->ylabel, 60);
         fputs("</text>\n", out);
     }
     if (drawable == 0) {
@@ -338,6 +348,28 @@ void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, siz
                 (L + R) / 2, (T + B) / 2);
     }
 
+    // A zoom clips what lies outside the plot area.
+    if (fixed_x || fixed_y)
+        fprintf(out, "<clipPath id=\"plot-area\"><rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/>"
+                     "</clipPath>\n<g clip-path=\"url(#plot-area)\">\n", L, T, R - L, B - T);
+    // bands first, under every line: upper edge left to right, lower edge back
+    for (size_t i = 0; bands && i < n; i++) {
+        const SvgSeries *si = &s[i];
+        const double *lo = bands[i].lo, *hi = bands[i].hi;
+        if (!lo || !hi) continue;
+        size_t pts = 0;
+        for (size_t j = 0; j < si->n; j++) pts += usable(si->x[j], c->logx) && usable(lo[j], c->logy) && usable(hi[j], c->logy);
+        if (pts < 2) continue;
+        fprintf(out, "<path fill=\"%s\" fill-opacity=\"0.2\" stroke=\"none\" d=\"", series_color(si, i));
+        size_t k = 0;
+        for (size_t j = 0; j < si->n; j++)
+            if (usable(si->x[j], c->logx) && usable(lo[j], c->logy) && usable(hi[j], c->logy))
+                fprintf(out, "%s%.2f %.2f", k++ == 0 ? "M" : " L", PX(si->x[j]), PY(hi[j]));
+        for (size_t j = si->n; j-- > 0;)
+            if (usable(si->x[j], c->logx) && usable(lo[j], c->logy) && usable(hi[j], c->logy))
+                fprintf(out, " L%.2f %.2f", PX(si->x[j]), PY(lo[j]));
+        fputs(" Z\"/>\n", out);
+    }
     // series: missing points are skipped and the line joins their neighbours
     for (size_t i = 0; i < n; i++) {
         const SvgSeries *si = &s[i];
@@ -366,6 +398,8 @@ void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, siz
         }
     }
 
+    if (fixed_x || fixed_y) fputs("</g>\n", out);
+
     // legend, right of the plot; rows that do not fit are summarised
     if (legend) {
         size_t fit = (size_t)((B - T - 12) / LEGEND_ROW), rows = n <= fit ? n : fit - 1;
@@ -381,7 +415,7 @@ void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, siz
             fprintf(out, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2.2\"%s/>", lx,
                     y, lx + 24, y, series_color(&s[i], i), dash_attr(s[i].dashed));
             fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">", lx + 30, y + 4);
-            if (s[i].label) put_text(out, s[i].label, LEGEND_CHARS);
+            if (s[i].label) svg_put_text(out, s[i].label, LEGEND_CHARS);
             else fprintf(out, "series %zu", i + 1);
             fputs("</text>\n", out);
         }
@@ -395,9 +429,18 @@ void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, siz
 #undef PY
 }
 
-int svg_line_chart(const char *path, const SvgChart *c, const SvgSeries *s, size_t n) {
+void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, size_t n) {
+    svg_band_chart_fprint(out, c, NULL, s, NULL, n);
+}
+
+int svg_band_chart(const char *path, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
+                   const SvgBand *bands, size_t n) {
     AtomicFile a;
     if (atomic_open(&a, path)) return ERR_RUNTIME;
-    svg_line_chart_fprint(a.f, c, s, n);
+    svg_band_chart_fprint(a.f, c, lim, s, bands, n);
     return atomic_commit(&a);
+}
+
+int svg_line_chart(const char *path, const SvgChart *c, const SvgSeries *s, size_t n) {
+    return svg_band_chart(path, c, NULL, s, NULL, n);
 }

@@ -29,5 +29,23 @@ typedef struct {
 
 // 0, or ERR_RUNTIME with a message naming `path`.
 int svg_line_chart(const char *path, const SvgChart *c, const SvgSeries *s, size_t n);
+// Text escaped for XML (& < > " '), invalid UTF-8 replaced, cut with an
+// ellipsis after max_chars characters. For other SVG writers.
+void svg_put_text(FILE *out, const char *s, size_t max_chars);
 // The same document written to a stream (for embedding or tests).
 void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, size_t n);
+
+// Extras for charts that compare noisy runs:
+typedef struct {
+    const double *lo, *hi;  // (n,) of its series, or NULL: a band from lo to hi (e.g. min-max
+                            // over seeds) filled translucent in the series colour under its line
+} SvgBand;
+typedef struct {
+    double xmin, xmax, ymin, ymax;  // fixed limits where min < max (a zoom); lines and bands
+                                    // are then clipped to the plot area. 0, 0: fit the data.
+} SvgLimits;
+// svg_line_chart with bands (NULL or one per series) and limits (NULL: fit).
+int svg_band_chart(const char *path, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
+                   const SvgBand *bands, size_t n);
+void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
+                           const SvgBand *bands, size_t n);

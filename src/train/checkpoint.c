@@ -10,7 +10,8 @@
 
 // TrainState as explicit little-endian 8-byte fields (never a raw struct dump:
 // padding and field order would then be part of the file format).
-#define STATE_FIELDS 11
+#define STATE_FIELDS 13
+#define STATE_FIELDS_V2 11
 static void state_pack(const TrainState *s, unsigned char out[STATE_FIELDS * 8]) {
     uint64_t f[STATE_FIELDS];
     f[0] = s->step;
@@ -24,13 +25,16 @@ static void state_pack(const TrainState *s, unsigned char out[STATE_FIELDS * 8])
     f[8] = s->loss_count;
     f[9] = s->tokens;
     f[10] = s->batch_hash;
+    f[11] = s->data_bytes;
+    f[12] = s->data_hash;
     for (int i = 0; i < STATE_FIELDS; i++)
         for (int b = 0; b < 8; b++) out[i * 8 + b] = (unsigned char)(f[i] >> (8 * b));
 }
 
-static void state_unpack(const unsigned char *in, TrainState *s) {
-    uint64_t f[STATE_FIELDS];
-    for (int i = 0; i < STATE_FIELDS; i++) {
+// `fields`: STATE_FIELDS, or STATE_FIELDS_V2 for a version-2 checkpoint
+static void state_unpack(const unsigned char *in, int fields, TrainState *s) {
+    uint64_t f[STATE_FIELDS] = {0};
+    for (int i = 0; i < fields; i++) {
         f[i] = 0;
         for (int b = 0; b < 8; b++) f[i] |= (uint64_t)in[i * 8 + b] << (8 * b);
     }
@@ -45,6 +49,8 @@ static void state_unpack(const unsigned char *in, TrainState *s) {
     s->loss_count = f[8];
     s->tokens = f[9];
     s->batch_hash = f[10];
+    s->data_bytes = f[11];
+    s->data_hash = f[12];
 }
 
 static char *config_text(const Config *c, size_t *len) {
@@ -77,9 +83,22 @@ int checkpoint_save(const char *path, const Model *m, const AdamW *o, const Trai
 static int open_checked(const char *path, BinFile *f) {
     int rc = binfile_read(path, f);
     if (rc) return rc;
-    rc = binfile_require_version(f, CHECKPOINT_VERSION);
-    if (rc) binfile_free(f);
+    if (f->version >= CHECKPOINT_OLDEST && f->version <= CHECKPOINT_VERSION) return 0;
+    rc = err_set(ERR_RUNTIME, "%s: checkpoint format version %u, this lmtrain reads versions %u to %u", path,
+                 f->version, CHECKPOINT_OLDEST, CHECKPOINT_VERSION);
+    binfile_free(f);
     return rc;
+}
+
+// The state section of an open checkpoint, unpacked; NULL (err_set) if it is
+// missing or has the wrong size for the file's version.
+static int get_state(const BinFile *f, TrainState *s) {
+    int fields = f->version == 2 ? STATE_FIELDS_V2 : STATE_FIELDS;
+    const unsigned char *st = binfile_get(f, "state", (size_t)fields * 8);
+    if (!st) return 0;
+    memset(s, 0, sizeof *s);
+    state_unpack(st, fields, s);
+    return 1;
 }
 
 int checkpoint_read_config(const char *path, Config *cfg) {
@@ -108,9 +127,8 @@ int checkpoint_load(const char *path, Model *m, AdamW *o, TrainState *s) {
     size_t nb = m->n_floats * sizeof(float);
     // The state first: its parameter count explains a size mismatch better
     // than "section 'params' has N bytes" would.
-    const unsigned char *st = binfile_get(&f, "state", STATE_FIELDS * 8);
     TrainState tmp = {0};
-    if (st) state_unpack(st, &tmp);
+    int st = get_state(&f, &tmp);
     if (st && tmp.n_floats != m->n_floats) {
         binfile_free(&f);
         return err_set(ERR_RUNTIME, "%s: holds %llu parameter floats, the model has %zu (other model "
@@ -139,8 +157,7 @@ int checkpoint_read_state(const char *path, TrainState *s) {
     BinFile f;
     int rc = open_checked(path, &f);
     if (rc) return rc;
-    const unsigned char *st = binfile_get(&f, "state", STATE_FIELDS * 8);
-    if (st) state_unpack(st, s);
+    int st = get_state(&f, s);
     binfile_free(&f);
     return st ? 0 : ERR_RUNTIME;
 }

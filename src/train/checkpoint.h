@@ -13,7 +13,8 @@
 #include "model/model.h"
 #include "train/optimizer.h"
 
-#define CHECKPOINT_VERSION 2u  // 2: the state gained batch_hash
+#define CHECKPOINT_VERSION 3u  // 2: the state gained batch_hash; 3: data_bytes, data_hash
+#define CHECKPOINT_OLDEST 2u   // still read: a version-2 state is version 3's without the data fields
 
 typedef struct {
     uint64_t step;            // optimizer steps completed
@@ -28,6 +29,8 @@ typedef struct {
     uint64_t tokens;          // training tokens seen
     uint64_t batch_hash;      // FNV-1a over every training batch so far: equal across
                               // runs exactly when they saw the same batches in order
+    uint64_t data_bytes;      // dataset_fingerprint of the data it trained on (version 3;
+    uint64_t data_hash;       // both 0 when read from a version-2 checkpoint: unknown)
 } TrainState;
 
 int checkpoint_save(const char *path, const Model *m, const AdamW *o, const TrainState *s);

@@ -2,6 +2,8 @@
 #include "train/data.h"
 
 #include <assert.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "train/data_internal.h"
 #include "util/err.h"
@@ -50,6 +52,45 @@ uint64_t dataset_vocab_fingerprint(const Dataset *d) {
         for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)buf[i]) * prime;
     }
     return h;
+}
+
+uint64_t data_hash_bytes(const void *data, size_t n) {
+    // 8 bytes per multiply, then a final avalanche: a few GB/s, so even the
+    // 2 GiB cap costs well under a second, and any changed byte changes the hash.
+    const unsigned char *p = data;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    uint64_t tail = 0;
+    for (size_t k = 0; i + k < n; k++) tail |= (uint64_t)p[i + k] << (8 * k);
+    h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+DataFingerprint dataset_fingerprint(const Dataset *d) { return d->fp; }
+
+int dataset_fingerprint_diff(const Dataset *d, const Config *c, DataFingerprint then, char *buf, size_t cap) {
+    DataFingerprint now = d->fp;
+    if (now.bytes == then.bytes && now.hash == then.hash) return 0;
+    if (d->task == TASK_RECALL)
+        snprintf(buf, cap, "the recall task's generator settings differ from the ones the run trained on "
+                           "([data] vocab, pairs, val_examples, [model] block_size or [run] seed)");
+    else if (now.bytes != then.bytes)
+        snprintf(buf, cap, "the corpus %s now has %llu bytes, the run trained on %llu", c->path,
+                 (unsigned long long)now.bytes, (unsigned long long)then.bytes);
+    else
+        snprintf(buf, cap, "the corpus %s has the same size (%llu bytes) but other content than the one the "
+                           "run trained on (content hash %016llx, was %016llx)", c->path,
+                 (unsigned long long)now.bytes, (unsigned long long)now.hash, (unsigned long long)then.hash);
+    return 1;
 }
 
 void dataset_batch(const Dataset *d, int split, Rng *rng, size_t B, size_t T, int *inputs,

@@ -52,6 +52,18 @@ int dataset_encode_prompt(const Dataset *d, const char *text, int *out, size_t c
 // run can check that reopening its data gives the vocabulary it was trained on.
 uint64_t dataset_vocab_fingerprint(const Dataset *d);
 
+// What a checkpoint records of the data it trained on, so that a resume on
+// other data is refused. text: the corpus size in bytes and a fast 64-bit hash
+// of its bytes; recall: the validation tokens and a hash of the generator's
+// settings (vocab, pairs, val_examples, block_size, seed).
+typedef struct {
+    uint64_t bytes, hash;
+} DataFingerprint;
+DataFingerprint dataset_fingerprint(const Dataset *d);
+// 0 if `then` (from a checkpoint) matches d; else 1 with a sentence saying what
+// changed in buf ("data/x.txt now has 1000 bytes, the run trained on 1200").
+int dataset_fingerprint_diff(const Dataset *d, const Config *c, DataFingerprint then, char *buf, size_t cap);
+
 // One batch, drawn with rng only (which it advances):
 //   text    each row is a random contiguous window of the split: start s uniform in
 //           [0, n_split - T - 1], inputs = x[s .. s+T), targets = x[s+1 .. s+T].

@@ -23,7 +23,11 @@ struct Dataset {
     const DatasetOps *ops;
     Task task;
     int vocab;  // token ids are 0 .. vocab-1
+    DataFingerprint fp;  // set by the task's open
 };
+
+// The fast content hash of data_fingerprint (64-bit, 8 bytes a step).
+uint64_t data_hash_bytes(const void *data, size_t n);
 
 int text_dataset_open(const Config *c, Dataset **out);
 int recall_dataset_open(const Config *c, Dataset **out);

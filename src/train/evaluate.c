@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "train/interrupt.h"
+#include "util/pause.h"
 #include "util/rng.h"
 
 unsigned long long eval_seed(const Config *c) { return c->seed ^ 0x76616c6964617465ull; /* "validate" */ }
@@ -32,6 +34,8 @@ static double eval_random_batches(Graph *g, Dataset *d, const Config *c) {
         size_t n = graph_scored(g);
         sum += loss * (double)n;
         count += n;
+        if (i == 0) pause_point("eval", NULL);
+        if (interrupt_requested()) return NAN;  // asked to stop: do not make it wait for the rest
     }
     return count ? sum / (double)count : NAN;
 }
@@ -56,6 +60,11 @@ static double eval_all_windows(Graph *g, Dataset *d, const Config *c, double *ac
         sum += loss * (double)k;
         count += k;
         correct += count_correct(g->logits->data, g->targets, g->B * g->T, V);
+        if (first == 0) pause_point("eval", NULL);
+        if (interrupt_requested()) {
+            if (acc) *acc = NAN;
+            return NAN;
+        }
     }
     if (acc) *acc = count ? (double)correct / (double)count : NAN;
     return count ? sum / (double)count : NAN;

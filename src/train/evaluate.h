@@ -8,6 +8,8 @@
 // fixed seed (the same batches at every evaluation and for every kind).
 // recall: loss and accuracy (argmax == value at the query positions) over the
 // whole fixed validation set; *acc receives the accuracy when acc != NULL.
+// A stop request (interrupt.h) abandons the evaluation after the current batch
+// and returns NaN (and NaN accuracy), so a Ctrl-C never waits for it.
 double evaluate(Graph *g, Model *m, Dataset *d, const Config *c, double *acc);
 
 // The seed of the validation-batch stream, distinct from the training stream.

@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/atomic_file.h"
+#include "util/file_check.h"
 #include "util/err.h"
 
 static void header(const Metrics *m, FILE *f) {
@@ -17,36 +19,20 @@ static void header(const Metrics *m, FILE *f) {
     fputc('\n', f);
 }
 
+// metrics.csv is a few hundred bytes per logged step; 1 GiB is far beyond any
+// real run and keeps a wrong file from being read without bound.
+#define METRICS_MAX_BYTES ((size_t)1 << 30)
+
 static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 4096 + 1 > cap) {
-            cap = cap ? 2 * cap : 65536;
-            buf = xrealloc(buf, cap);
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    *len = n;
-    return buf;
+    return read_regular(path, "metrics file", METRICS_MAX_BYTES, &buf, len) ? NULL : buf;
 }
 
 // Rewrites path keeping the header and the rows whose step <= keep_step.
 static int truncate_rows(const char *path, long keep_step) {
     size_t len = 0;
     char *text = slurp(path, &len);
-    if (!text) return err_set(ERR_RUNTIME, "%s: cannot read for --resume: %s", path, strerror(errno));
+    if (!text) return err_wrap(ERR_RUNTIME, "--resume: ");
     AtomicFile a;
     if (atomic_open(&a, path)) {
         free(text);
@@ -76,12 +62,15 @@ int metrics_open(Metrics *m, const char *path, int layers, int has_lambda, int h
     if (resume) {
         int rc = truncate_rows(path, keep_step);
         if (rc) return rc;
-        m->f = fopen(path, "a");
-    } else {
-        m->f = fopen(path, "w");
-        if (m->f) header(m, m->f);
     }
-    if (!m->f) return err_set(ERR_RUNTIME, "cannot open %s: %s", path, strerror(errno));
+    int fd, rc = open_regular_output(path, !resume, &fd);
+    if (rc) return rc;
+    m->f = fdopen(fd, resume ? "a" : "w");
+    if (!m->f) {
+        close(fd);
+        return err_set(ERR_RUNTIME, "cannot open %s: %s", path, strerror(errno));
+    }
+    if (!resume) header(m, m->f);
     return 0;
 }
 
@@ -122,7 +111,7 @@ int metrics_read(const char *path, MetricsTable *t) {
     memset(t, 0, sizeof *t);
     size_t len = 0;
     char *text = slurp(path, &len);
-    if (!text) return err_set(ERR_RUNTIME, "cannot read %s: %s", path, strerror(errno));
+    if (!text) return ERR_RUNTIME;  // read_regular's message names the file
     char *save = NULL, *line = strtok_r(text, "\n", &save);
     if (!line) {
         free(text);

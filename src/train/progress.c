@@ -1,10 +1,18 @@
 // progress.c — the progress line and plain progress logs.
 #include "progress.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+
+// fflush after each message, so a closed stdout is seen at once and never again written
+static void flush(Progress *p) {
+    if (p->err) return;
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) p->err = errno ? errno : EIO;
+}
 
 static double wall(void) {
     struct timespec ts;
@@ -20,9 +28,10 @@ void progress_start(Progress *p, const Config *c, size_t params, long first_step
     p->last_draw = 0;
     p->start_elapsed = -1;
     p->name = c->name;
+    p->err = 0;
     printf("%s: %s attention, %zu parameters, %d steps of %d x %d tokens%s\n", c->name, c->kind, params,
            c->steps, c->batch_size, c->block_size, first_step ? " (resumed)" : "");
-    fflush(stdout);
+    flush(p);
 }
 
 static void fmt_eta(char *buf, size_t cap, double s) {
@@ -33,6 +42,7 @@ static void fmt_eta(char *buf, size_t cap, double s) {
 
 void progress_step(Progress *p, long step, double loss, unsigned long long tokens, double elapsed_s) {
     (void)tokens;
+    if (p->err) return;
     if (p->start_elapsed < 0) p->start_elapsed = elapsed_s;
     double done_here = (double)(step - p->first_step);
     double rate = elapsed_s > p->start_elapsed ? done_here / (elapsed_s - p->start_elapsed) : 0;
@@ -49,21 +59,23 @@ void progress_step(Progress *p, long step, double loss, unsigned long long token
         bar[width] = 0;
         printf("\r[%s] step %ld/%ld | loss %.4f | %.0f tok/s | ETA %s   ", bar, step, p->steps, loss,
                tok_s, eta);
-        fflush(stdout);
+        flush(p);
     } else if (step % p->every == 0) {
         printf("step %ld/%ld | loss %.4f | %.0f tok/s | ETA %s\n", step, p->steps, loss, tok_s, eta);
-        fflush(stdout);
+        flush(p);
     }
 }
 
 void progress_eval(Progress *p, long step, double val_loss, double val_acc) {
+    if (p->err) return;
     if (p->tty) printf("\r\033[K");
     if (isnan(val_acc)) printf("step %ld: val loss %.4f\n", step, val_loss);
     else printf("step %ld: val loss %.4f, val acc %.3f\n", step, val_loss, val_acc);
-    fflush(stdout);
+    flush(p);
 }
 
 void progress_done(Progress *p) {
+    if (p->err) return;
     if (p->tty) printf("\r\033[K");
-    fflush(stdout);
+    flush(p);
 }

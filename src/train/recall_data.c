@@ -258,6 +258,9 @@ int recall_dataset_open(const Config *c, Dataset **out) {
     r->base.ops = &recall_ops;
     r->base.task = TASK_RECALL;
     r->base.vocab = c->vocab;
+    uint64_t settings[5] = {(uint64_t)c->vocab, (uint64_t)c->pairs, (uint64_t)c->val_examples, (uint64_t)T,
+                            (uint64_t)c->seed};
+    r->base.fp = (DataFingerprint){bytes, data_hash_bytes(settings, sizeof settings)};
     r->pairs = c->pairs;
     r->T = T;
     r->n_val = (size_t)c->val_examples;

@@ -21,6 +21,7 @@
 
 #include "train/data_internal.h"
 #include "util/err.h"
+#include "util/file_check.h"
 
 // Largest corpus we read. Tokens are held in memory one byte each; the cap
 // turns a wrong path (a disk image, a weights file) into a message, not a swap storm.
@@ -57,64 +58,25 @@ static int too_big(const char *path, const char *what, uintmax_t bytes) {
                    path, what, bytes, TEXT_MAX_BYTES);
 }
 
-// Reads the whole file into *out (*n bytes). fread in a loop, every error
-// checked; regular files are sized by fstat so one read does it, pipes and
-// devices grow the buffer by doubling.
+// Reads the whole file into *out (*n bytes). Only a regular file: a FIFO, a
+// socket or a device is refused before it is opened (it could block, or never
+// end); the size is checked against the cap before anything is read.
 static int read_all(const char *path, uint8_t **out, size_t *n_out) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    struct stat st;
+    if (stat(path, &st) != 0) {
         int e = errno;
         if (e == ENOENT && ends_with(path, "tinyshakespeare.txt"))
             return err_set(ERR_RUNTIME, "cannot open %s: %s (run `make data` to download it)",
                            path, strerror(e));
         return err_set(ERR_RUNTIME, "cannot open %s: %s", path, strerror(e));
     }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
-        int e = errno;
-        fclose(f);
-        return err_set(ERR_RUNTIME, "cannot stat %s: %s", path, strerror(e));
-    }
-    // fopen succeeds on a directory on Linux; only the read would fail, less clearly.
-    if (S_ISDIR(st.st_mode)) {
-        fclose(f);
-        return err_set(ERR_RUNTIME, "%s is a directory; [data] path must name a file", path);
-    }
-    int regular = S_ISREG(st.st_mode);
-    if (regular && (uintmax_t)st.st_size > (uintmax_t)TEXT_MAX_BYTES) {
-        fclose(f);
+    if (S_ISDIR(st.st_mode)) return err_set(ERR_RUNTIME, "%s is a directory; [data] path must name a file", path);
+    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)TEXT_MAX_BYTES)
         return too_big(path, "", (uintmax_t)st.st_size);
-    }
-    // +1 so that the read that returns short (EOF) fits in the first buffer.
-    size_t cap = regular ? (size_t)st.st_size + 1 : (size_t)1 << 16;
-    uint8_t *buf = xmalloc(cap);
-    size_t n = 0;
-    for (;;) {
-        if (n > TEXT_MAX_BYTES) {  // a file that grew, or a pipe that kept going
-            free(buf);
-            fclose(f);
-            return too_big(path, "more than ", (uintmax_t)TEXT_MAX_BYTES);
-        }
-        if (n == cap) {
-            cap = cap > TEXT_MAX_BYTES / 2 ? TEXT_MAX_BYTES + 1 : 2 * cap;
-            buf = xrealloc(buf, cap);
-        }
-        size_t want = cap - n;
-        size_t got = fread(buf + n, 1, want, f);
-        n += got;
-        if (got < want) {
-            if (ferror(f)) {
-                int e = errno;
-                free(buf);
-                fclose(f);
-                return err_set(ERR_RUNTIME, "error reading %s: %s", path, strerror(e));
-            }
-            break;  // EOF
-        }
-    }
-    fclose(f);  // read-only stream: nothing left to flush, so nothing to check
-    *out = buf;
-    *n_out = n;
+    char *buf = NULL;
+    int rc = read_regular(path, "corpus", TEXT_MAX_BYTES, &buf, n_out);
+    if (rc) return rc;
+    *out = (uint8_t *)buf;
     return 0;
 }
 
@@ -223,6 +185,7 @@ int text_dataset_open(const Config *c, Dataset **out) {
     size_t n = 0;
     int rc = read_all(path, &buf, &n);
     if (rc) return rc;
+    DataFingerprint fp = {n, data_hash_bytes(buf, n)};  // before the bytes become token ids
 
     // Every split must hold at least one window: block_size inputs + 1 target.
     size_t need = (size_t)c->block_size + 1;
@@ -255,6 +218,7 @@ int text_dataset_open(const Config *c, Dataset **out) {
     TextData *t = xcalloc(1, sizeof *t);
     t->base.ops = &text_ops;
     t->base.task = TASK_TEXT;
+    t->base.fp = fp;
     snprintf(t->path, sizeof t->path, "%s", path);
     t->n = n;
     t->n_train = n_train;

@@ -17,14 +17,17 @@
 #include "train/checkpoint.h"
 #include "train/data.h"
 #include "train/evaluate.h"
+#include "train/interrupt.h"
 #include "train/metrics.h"
 #include "train/optimizer.h"
 #include "train/progress.h"
+#include "train/run_folder.h"
 #include "train/step.h"
 #include "train/summary.h"
 #include "util/atomic_file.h"
 #include "util/dirs.h"
 #include "util/err.h"
+#include "util/pause.h"
 #include "util/pool.h"
 
 // ============================================================================
@@ -35,28 +38,10 @@ void run_path(char *buf, size_t cap, const char *run_dir, const char *file) {
     snprintf(buf, cap, "%s/%s", run_dir, file);
 }
 
-// ============================================================================
-// Signals: the first SIGINT/SIGTERM asks the loop to stop after the current
-// step (it then saves a checkpoint); a second one exits at once. Every file is
-// written atomically, so exiting mid-write leaves the previous version intact.
-// ============================================================================
-
-static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig) {
-    if (g_stop) _exit(128 + sig);
-    g_stop = sig;
-}
-
-static void install_signals(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGXFSZ, SIG_IGN);  // a file-size limit must be a write error, not a kill
-}
+// Signals (interrupt.h). ablate installs the handlers once for all its runs
+// and asks between runs; train_run installs them again (clearing the flag).
+void train_signals_install(void) { interrupt_install(); }
+int train_stop_signal(void) { return interrupt_requested(); }
 
 static double now_s(void) {
     struct timespec ts;
@@ -106,7 +91,9 @@ static int check_memory(const Config *c, size_t V) {
     return 0;
 }
 
-static int check_resume(const Config *cfg, const char *ckpt) {
+// The checkpoint's configuration against the one given: model and data keys
+// must match; other changes are allowed and listed.
+static int check_resume_config(const Config *cfg, const char *ckpt) {
     Config old;
     int rc = checkpoint_read_config(ckpt, &old);
     if (rc) return err_wrap(rc, "--resume: ");
@@ -117,6 +104,24 @@ static int check_resume(const Config *cfg, const char *ckpt) {
                        "the model or data: %s", diff);
     if (config_diff(&old, cfg, diff, sizeof diff, 0) > 0)
         fprintf(stderr, "lmtrain: resuming with changed settings: %s\n", diff);
+    return 0;
+}
+
+// The data the checkpoint's state says it trained on against the data opened now.
+static int check_resume_data(const Config *cfg, const char *ckpt, const Dataset *d, const TrainState *st) {
+    if (st->vocab_hash != dataset_vocab_fingerprint(d))
+        return err_set(ERR_RUNTIME, "--resume: the data's vocabulary differs from the one %s was trained on",
+                       ckpt);
+    if (st->data_bytes == 0 && st->data_hash == 0) {  // a version-2 checkpoint: not recorded
+        fprintf(stderr, "lmtrain: note: %s predates data fingerprints, so the data cannot be checked; "
+                        "its next save records them\n", ckpt);
+        return 0;
+    }
+    DataFingerprint then = {st->data_bytes, st->data_hash};
+    char why[1400];
+    if (dataset_fingerprint_diff(d, cfg, then, why, sizeof why))
+        return err_set(ERR_RUNTIME, "--resume: %s; a run resumes only on the data it trained on (start over "
+                                    "with --overwrite, or use another --out)", why);
     return 0;
 }
 
@@ -187,7 +192,7 @@ static int loop(Run *r, Progress *pr) {
         telemetry(r);
         if ((rc = log_row(r, NAN, NAN, val, acc, NAN))) return rc;
         r->st.best_val = val;
-        progress_eval(pr, 0, val, acc);
+        if (!interrupt_requested()) progress_eval(pr, 0, val, acc);
     }
     while (r->st.step < (uint64_t)c->steps) {
         long step = (long)r->st.step;
@@ -211,8 +216,8 @@ static int loop(Run *r, Progress *pr) {
             telemetry(r);  // before eval: the state norms of this training batch
             double val = NAN, acc = NAN;
             if (is_eval) {
-                val = evaluate(&r->graph, m, r->data, c, recall ? &acc : NULL);
-                if (isnan(r->st.best_val) || val < r->st.best_val) {
+                val = evaluate(&r->graph, m, r->data, c, recall ? &acc : NULL);  // NaN if interrupted
+                if (!isnan(val) && (isnan(r->st.best_val) || val < r->st.best_val)) {
                     r->st.best_val = val;
                     r->st.best_step = (uint64_t)done;
                 }
@@ -222,59 +227,95 @@ static int loop(Run *r, Progress *pr) {
             tok_at_row = r->st.tokens;
             time_at_row = r->st.elapsed_s;
             if ((rc = log_row(r, lr, norm, val, acc, tok_s))) return rc;
-            if (is_eval) progress_eval(pr, done, val, acc);
+            if (is_eval && !isnan(val)) progress_eval(pr, done, val, acc);
         }
         progress_step(pr, done, loss, r->st.tokens, r->st.elapsed_s);
-        if (done % c->checkpoint_every == 0 || done == c->steps || g_stop)
+        pause_point("step", NULL);
+        int sig = interrupt_requested();
+        if (done % c->checkpoint_every == 0 || done == c->steps || sig || pr->err)
             if ((rc = save(r))) return rc;
-        if (g_stop) {
+        if (sig) {
             progress_done(pr);
             fprintf(stderr, "lmtrain: stopped by %s after step %ld; checkpoint saved, continue with "
-                            "--resume\n", g_stop == SIGINT ? "SIGINT" : "SIGTERM", done);
-            return 128 + g_stop;
+                            "--resume\n", interrupt_name(sig), done);
+            return 128 + sig;
+        }
+        if (pr->err) {  // stdout is gone (`| head`, a closed terminal): stop rather than work unseen
+            fprintf(stderr, "lmtrain: cannot write to stdout (%s); stopped after step %ld, checkpoint saved, "
+                            "continue with --resume\n", strerror(pr->err), done);
+            if (pr->err == EPIPE) return 128 + SIGPIPE;
+            return err_set(ERR_RUNTIME, "stdout: %s (checkpoint saved after step %ld)", strerror(pr->err), done);
         }
     }
     progress_done(pr);
     return 0;
 }
 
-int train_run(const Config *cfg, const char *run_dir, int resume) {
+// Identity of a file, to notice that it changed between two moments.
+static int same_file(const struct stat *a, const struct stat *b) {
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+int train_run(const Config *cfg, const char *run_dir, int mode_arg) {
+    TrainMode mode = (TrainMode)mode_arg;
+    int resume = mode == TRAIN_RESUME;
     Run r;
     memset(&r, 0, sizeof r);
     r.c = cfg;
     r.dir = run_dir;
-    g_stop = 0;
     pool_init(cfg->threads);
     char path[4200], ckpt[4200];
     run_path(ckpt, sizeof ckpt, run_dir, "checkpoint.bin");
+    DirLock lock = {.fd = -1};
+    struct stat ck_seen, ck_now;
+    train_signals_install();  // a stop request from here on is answered (below: before anything is written)
 
-    // Everything that can be refused is checked before the run folder is touched.
+    // Everything that can be refused is checked before the run folder is
+    // touched: config (by the caller), data, memory, the folder, the checkpoint.
     int rc = dataset_open(cfg, &r.data);
     if (rc) return rc;
     size_t V = (size_t)dataset_vocab_size(r.data);
-    if ((rc = check_memory(cfg, V)) || (resume && (rc = check_resume(cfg, ckpt)))) goto out_data;
-    if ((rc = make_dirs(run_dir))) goto out_data;
-    run_path(path, sizeof path, run_dir, "summary.txt");
-    unlink(path);  // a folder without summary.txt is a run that has not finished
+    if ((rc = check_memory(cfg, V)) || (rc = run_folder_check(run_dir, mode))) goto out_data;
+    if (resume && (rc = check_resume_config(cfg, ckpt))) goto out_data;
 
-    install_signals();
     model_build(&r.model, cfg, V);
     adamw_init(&r.opt, &r.model);
     graph_build(&r.graph, &r.model, (size_t)cfg->batch_size, (size_t)cfg->block_size);
     r.lambda = xcalloc(r.model.L, sizeof(double));
     r.state_norm = xcalloc(r.model.L, sizeof(double));
     r.st.best_val = NAN;
-    r.st.vocab_hash = dataset_vocab_fingerprint(r.data);
     rng_seed(&r.rng, cfg->seed);
     if (resume) {
-        if ((rc = checkpoint_load(ckpt, &r.model, &r.opt, &r.st))) goto out;
-        if (r.st.vocab_hash != dataset_vocab_fingerprint(r.data)) {
-            rc = err_set(ERR_RUNTIME, "--resume: the data's vocabulary differs from the one %s was "
-                                      "trained on", ckpt);
+        if (stat(ckpt, &ck_seen) != 0) memset(&ck_seen, 0, sizeof ck_seen);
+        if ((rc = checkpoint_load(ckpt, &r.model, &r.opt, &r.st)) ||
+            (rc = check_resume_data(cfg, ckpt, r.data, &r.st)))
             goto out;
-        }
-        r.rng.s = r.st.rng;
     }
+
+    // Now the folder: created, locked, checked again under the lock.
+    if ((rc = interrupt_requested())) {
+        fprintf(stderr, "lmtrain: stopped by %s before training started; nothing was written\n",
+                interrupt_name(rc));
+        rc += 128;
+        goto out;
+    }
+    if ((rc = run_folder_claim(&lock, run_dir, mode))) goto out;
+    pause_point("lock", NULL);
+    if (resume && (stat(ckpt, &ck_now) != 0 || !same_file(&ck_seen, &ck_now))) {
+        // another writer saved between our read and our lock: continue from its checkpoint
+        if ((rc = checkpoint_load(ckpt, &r.model, &r.opt, &r.st)) ||
+            (rc = check_resume_data(cfg, ckpt, r.data, &r.st)))
+            goto out;
+    }
+    if (resume) r.rng.s = r.st.rng;
+    r.st.vocab_hash = dataset_vocab_fingerprint(r.data);
+    DataFingerprint fp = dataset_fingerprint(r.data);
+    r.st.data_bytes = fp.bytes;
+    r.st.data_hash = fp.hash;
+    run_path(path, sizeof path, run_dir, "summary.txt");
+    unlink(path);  // a folder without summary.txt is a run that has not finished
+
     run_path(path, sizeof path, run_dir, "config.ini");
     AtomicFile af;
     if ((rc = atomic_open(&af, path))) goto out;
@@ -293,6 +334,7 @@ int train_run(const Config *cfg, const char *run_dir, int resume) {
     if (!rc) rc = rc2;
     if (!rc) rc = write_run_outputs(run_dir, &r.model, &r.st);
 out:
+    dir_lock_release(&lock);
     free(r.lambda);
     free(r.state_norm);
     graph_free(&r.graph);

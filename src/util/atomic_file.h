@@ -2,9 +2,9 @@
 // one, never half of either (a crash, a full disk or a kill mid-write leaves
 // the previous file in place).
 //
-// Recipe: write PATH.tmp, check every write, fsync it, close it (checked),
+// Recipe: write PATH.tmp-PID-N (a name no other writer uses), check every write, fsync it, close it (checked),
 // rename it over PATH, fsync the directory so the rename itself is durable.
-// On any failure before the rename, PATH.tmp is unlinked and PATH untouched;
+// On any failure before the rename, the temporary file is unlinked and PATH untouched;
 // the function returns ERR_RUNTIME with a message naming PATH and strerror
 // (ENOSPC / EFBIG add "disk full or file size limit").
 //
@@ -20,7 +20,16 @@ typedef struct {
     size_t bytes;
 } AtomicChunk;
 
+// PATH must not exist or be a regular file: a FIFO, socket, device, folder or
+// symbolic link there is refused (ERR_RUNTIME), never replaced.
 int atomic_write_chunks(const char *path, const AtomicChunk *chunks, size_t n);
+
+// For a signal handler that exits at once: unlinks the temporary file being
+// written, if any (async-signal-safe). The previous PATH stays as it was.
+void atomic_signal_cleanup(void);
+// Removes the temporary files in `dir` left by writers that no longer run
+// (killed mid-write); returns how many. Call with the folder's lock held.
+int atomic_remove_stale(const char *dir);
 
 // ---- text: fprintf into memory, then commit the whole file at once ----
 // The stream `f` is an in-memory stream (open_memstream), so formatting never

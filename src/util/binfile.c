@@ -12,6 +12,7 @@
 
 #include "atomic_file.h"
 #include "err.h"
+#include "file_check.h"
 
 static const unsigned char MAGIC[8] = {'L', 'M', 'T', 'R', 'A', 'I', 'N', 0};
 enum {
@@ -239,7 +240,12 @@ static int check_body(const char *path, const unsigned char *b, size_t size, siz
 
 int binfile_read(const char *path, BinFile *f) {
     memset(f, 0, sizeof *f);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    // stat before open and open non-blocking: a FIFO or device is refused, never waited on
+    struct stat pre;
+    if (stat(path, &pre) != 0) return err_set(ERR_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISREG(pre.st_mode))
+        return err_set(ERR_RUNTIME, "%s: not a regular file (it is %s)", path, file_kind(pre.st_mode));
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) return err_set(ERR_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
 
     int rc = 0;
@@ -254,7 +260,7 @@ int binfile_read(const char *path, BinFile *f) {
         goto done;
     }
     if (!S_ISREG(st.st_mode)) {
-        rc = err_set(ERR_RUNTIME, "%s: not a regular file", path);
+        rc = err_set(ERR_RUNTIME, "%s: not a regular file (it is %s)", path, file_kind(st.st_mode));
         goto done;
     }
     if (st.st_size < 0 || (uintmax_t)st.st_size > SIZE_MAX - BINFILE_ALIGN) {

@@ -212,3 +212,60 @@ static inline char *metrics_without_timing(const char *path) {
     free(text);
     return out;
 }
+
+// ---- pause points (src/util/pause.h) ----------------------------------------
+// Starts lmtrain with LMTRAIN_PAUSE_AT=points and waits until it stops itself
+// at one of them (SIGSTOP). Returns the pid of the stopped process, or -1 if
+// it exited first (its wait_status in *status). The caller then acts at that
+// exact moment and lets it go on with pause_resume (or kills it).
+static inline pid_t spawn_paused(char *const argv[], const char *log, const char *points, int *status) {
+    setenv("LMTRAIN_PAUSE_AT", points, 1);
+    pid_t pid = spawn_lmtrain(argv, log);
+    unsetenv("LMTRAIN_PAUSE_AT");
+    int st = 0;
+    while (waitpid(pid, &st, WUNTRACED) < 0 && errno == EINTR) {
+    }
+    if (WIFSTOPPED(st)) return pid;
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return -1;
+}
+
+// Sends `sig` (0: none) to a process stopped at a pause point, then SIGCONT:
+// the signal is handled the moment it runs again.
+static inline void pause_resume(pid_t pid, int sig) {
+    if (sig) kill(pid, sig);
+    kill(pid, SIGCONT);
+}
+
+// Waits for the next stop (another pause point) or the exit of a process
+// that was resumed; 1 if it stopped, 0 if it exited (status in *status).
+static inline int wait_stop_or_exit(pid_t pid, int *status) {
+    int st = 0;
+    while (waitpid(pid, &st, WUNTRACED) < 0 && errno == EINTR) {
+    }
+    if (WIFSTOPPED(st)) return 1;
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return 0;
+}
+
+// Temporary files (NAME.tmp-PID-N) in `dir`, space-separated into buf; how many.
+#include "temp_files.h"
+static inline int temp_files(const char *dir, char *buf, size_t cap) { return count_temp_files(dir, buf, cap); }
+
+// A digest of every file under `dir` (names, sizes, contents; sorted), to
+// show that a refused command changed nothing. Returns a malloc'd string.
+static inline char *folder_digest(const char *dir) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' 2>/dev/null && find . -print | LC_ALL=C sort | while read -r f; do "
+             "if [ -f \"$f\" ]; then echo \"$f $(cksum < \"$f\")\"; else echo \"$f $(stat -c %%F \"$f\")\"; fi; "
+             "done | cksum",
+             dir);
+    FILE *p = popen(cmd, "r");
+    char line[256] = "";
+    if (p) {
+        if (!fgets(line, sizeof line, p)) line[0] = 0;
+        pclose(p);
+    }
+    return strdup(line);
+}

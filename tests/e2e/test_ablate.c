@@ -6,25 +6,31 @@
 
 static char corpus[512];
 
-static void write_cfg(const char *file, const char *name, const char *kind, int seed) {
+static void write_cfg_b(const char *file, const char *name, const char *kind, int seed, int batch) {
     char p[512], text[2048];
     tpath(p, sizeof p, file);
     snprintf(text, sizeof text,
              "[run]\nname = %s\nseed = %d\n[data]\npath = %s\nval_fraction = 0.2\n"
              "[model]\nlayers = 2\nheads = 2\nd_model = 16\nblock_size = 16\n"
              "[attention]\nkind = %s\nchunk = 8\n"
-             "[train]\nsteps = 12\nbatch_size = 3\nwarmup = 2\neval_every = 6\neval_batches = 2\n"
+             "[train]\nsteps = 12\nbatch_size = %d\nwarmup = 2\neval_every = 6\neval_batches = 2\n"
              "log_every = 3\ncheckpoint_every = 6\n",
-             name, seed, corpus, kind);
+             name, seed, corpus, kind, batch);
     write_text(p, text);
 }
 
-// the parameter count in the report row of `kind`
+static void write_cfg(const char *file, const char *name, const char *kind, int seed) {
+    write_cfg_b(file, name, kind, seed, 3);
+}
+
+// the parameter count in the main table's row of `kind` (the 7th column:
+// kind | seeds | val loss | whole split | train loss | best val | parameters)
 static long params_of(const char *report, const char *kind) {
     char key[64];
     snprintf(key, sizeof key, "\n| %s | ", kind);
     const char *p = strstr(report, key);
-    return p ? strtol(p + strlen(key), NULL, 10) : -1;
+    for (int col = 0; p && col < 7; col++) p = strchr(p + 1, '|');
+    return p ? strtol(p + 1, NULL, 10) : -1;
 }
 
 static void test_three_way_report(void) {
@@ -52,14 +58,28 @@ static void test_three_way_report(void) {
     free(r);
     snprintf(rep, sizeof rep, "%s/curves.svg", out);
     CHECK(file_exists(rep));
-    snprintf(rep, sizeof rep, "%s/d/summary.txt", out);
+    snprintf(rep, sizeof rep, "%s/d/seed5/summary.txt", out);
     CHECK(file_exists(rep));
+    // report.html: report.md's tables and the charts inline, nothing fetched or run
+    snprintf(rep, sizeof rep, "%s/report.html", out);
+    char *h = read_all(rep, NULL);
+    CHECK(h != NULL);
+    if (!h) return;
+    size_t svgs = 0, tables = 0;
+    for (char *p = strstr(h, "<svg"); p; p = strstr(p + 1, "<svg")) svgs++;
+    for (char *p = strstr(h, "<table>"); p; p = strstr(p + 1, "<table>")) tables++;
+    CHECK(svgs == 5);     // loss zoomed and full, loss by position, λ horizons, memory
+    CHECK(tables == 4);   // main, paired differences, memory, every run
+    CHECK(strstr(h, "<td>linear_decay</td>") != NULL);
+    CHECK(!strstr(h, "<script") && !strstr(h, "src=") && !strstr(h, "href=") && !strstr(h, "@import"));
+    CHECK(!strstr(h, "Not available: no kind"));  // linear_decay has a λ: its horizon is drawn
+    free(h);
 }
 
 static void test_report_flags_different_batches(void) {
     char a[512], b[512], out[512], rep[600];
     write_cfg("s2.ini", "s2", "softmax", 5);
-    write_cfg("l2.ini", "l2", "linear", 6);  // another seed: other batches
+    write_cfg_b("l2.ini", "l2", "linear", 5, 2);  // another batch size: other batches for the same seed
     tpath(a, sizeof a, "s2.ini");
     tpath(b, sizeof b, "l2.ini");
     tpath(out, sizeof out, "abl2");
@@ -83,8 +103,9 @@ static void test_sweep_table(void) {
     snprintf(rep, sizeof rep, "%s/report.md", out);
     char *r = read_all(rep, NULL);
     CHECK(r && strstr(r, "## Sweep over `model.d_model`") && strstr(r, "| 8 | 16 |"));
+    CHECK(r && strstr(r, "sweep_model.d_model_16/s/seed5/` | 5 | finished |"));
     free(r);
-    snprintf(rep, sizeof rep, "%s/sweep_model.d_model_8/l/metrics.csv", out);
+    snprintf(rep, sizeof rep, "%s/sweep_model.d_model_8/l/seed5/metrics.csv", out);
     CHECK(file_exists(rep));
 }
 

@@ -118,14 +118,6 @@ static int same_as_reference(const char *dir) {
     return same && same_params(a, b);
 }
 
-static int count_lines(const char *path) {
-    char *t = read_all(path, NULL);
-    int n = 0;
-    for (char *q = t; q && *q; q++) n += *q == '\n';
-    free(t);
-    return n;
-}
-
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -141,54 +133,6 @@ static unsigned long long rnd(void) {
     return g_rng;
 }
 static double rnd_unit(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
-
-// The child has exited (it stays waitable: WNOWAIT).
-static int child_exited(pid_t pid) {
-    siginfo_t info;
-    memset(&info, 0, sizeof info);
-    return waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-}
-
-// Waits until `path` exists (or the child is gone, or `timeout` s pass).
-static void wait_for_file(const char *path, pid_t pid, double timeout) {
-    double t0 = now_s();
-    while (!file_exists(path) && now_s() - t0 < timeout) {
-        if (child_exited(pid)) return;
-        sleep_us(100);
-    }
-}
-
-// The same, spinning on stat() without sleeping, for files that exist
-// only for a fraction of a millisecond (a checkpoint being written).
-static void busy_wait_for_file(const char *path, pid_t pid, double timeout) {
-    double t0 = now_s();
-    for (long k = 0; !file_exists(path) && now_s() - t0 < timeout; k++)
-        if (k % 1024 == 0 && child_exited(pid)) return;
-}
-
-// Waits until the kernel has handed `sig` to the process (it is no longer
-// pending in /proc/PID/status), so a second signal is not merged into the
-// first: standard signals do not queue.
-static void wait_signal_taken(pid_t pid, int sig, double timeout) {
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-    unsigned long long bit = 1ull << (sig - 1);
-    double t0 = now_s();
-    while (now_s() - t0 < timeout) {
-        FILE *f = fopen(path, "r");
-        if (!f) return;
-        int pending = 0;
-        while (fgets(line, sizeof line, f)) {
-            unsigned long long mask = 0;
-            if ((sscanf(line, "SigPnd: %llx", &mask) == 1 || sscanf(line, "ShdPnd: %llx", &mask) == 1) &&
-                (mask & bit))
-                pending = 1;
-        }
-        fclose(f);
-        if (!pending) return;
-        sleep_us(100);
-    }
-}
 
 // Trains the reference to the end in one go (and measures how long a run takes).
 static double g_ref_seconds;
@@ -216,83 +160,56 @@ static int finish_run(const char *dir) {
 // ---------------------------------------------------------------------------
 // 1. SIGKILL at many random moments while checkpoints are written
 
-// Makes checkpoint.bin.tmp a FIFO, so the trainer's next checkpoint write
-// blocks on it; reads `want` bytes of the checkpoint from it (the pipe holds
-// up to 64 KiB more, so want must stay that far below the checkpoint's size),
-// and the kill that follows lands at a chosen point inside the write. Returns 1 if the trainer wrote into the FIFO, 0 if it never did
-// (it finished, or was creating a regular .tmp at that moment). The read end
-// is left open in *fd_out for the caller to close after the kill.
-static int hold_write_at(const char *tmp, pid_t pid, size_t want, double timeout, int *fd_out) {
-    *fd_out = -1;
-    if (mkfifo(tmp, 0644) != 0) return 0;
-    int fd = open(tmp, O_RDONLY | O_NONBLOCK);  // a reader exists: the writer's open does not block
-    if (fd < 0) return 0;
-    *fd_out = fd;  // kept open until after the kill, or the writer would get SIGPIPE
-    char buf[4096];
-    size_t got = 0;
-    double t0 = now_s();
-    while (got < want + 1 && now_s() - t0 < timeout && !child_exited(pid)) {
-        size_t ask = want + 1 - got < sizeof buf ? want + 1 - got : sizeof buf;
-        ssize_t r = read(fd, buf, ask);
-        if (r > 0) got += (size_t)r;
-        else sleep_us(50);
-    }
-    return got > 0;
-}
-
 // One run folder, killed again and again: each attempt resumes from whatever
-// the previous kill left and is SIGKILLed. Three kinds of moment, in turn:
-//   0  at a random byte offset inside a checkpoint write, deterministically:
-//      checkpoint.bin.tmp is made a FIFO that the test reads from, so the
-//      trainer is blocked mid-write when the kill comes (hold_write_at);
-//   1  after a random delay, with the last kill's checkpoint.bin.tmp (if
-//      any) left in place, as after a real crash;
-//   2  as soon as a fresh checkpoint.bin.tmp appears (spinning on stat), plus
-//      a random few hundred microseconds.
+// the previous kill left and is SIGKILLed. Two kinds of moment, in turn:
+//   0  (two attempts in three) inside a checkpoint write, deterministically: the trainer stops itself
+//      halfway through writing the temporary file of its K-th checkpoint
+//      (LMTRAIN_PAUSE_AT=write@checkpoint.bin:K, K random), and is killed there;
+//   1  after a random delay, wherever the run happens to be.
 // After every kill the checkpoint, if any, must validate and must not be
-// older than the one before (nothing complete is lost). Finally the run is
-// resumed to the end and must equal the uninterrupted reference exactly.
+// older than the one before (nothing complete is lost); the half-written
+// temporary file a mid-write kill leaves is removed by the next run. Finally
+// the run is resumed to the end and must equal the uninterrupted reference.
 static void test_sigkill_during_checkpoint_writes(void) {
-    enum { KILLS = 24 };
-    char dir[512], ck[600], tmp[600], log[600];
+    enum { KILLS = 16 };
+    char dir[512], ck[600], log[600], tmps[1024];
     snprintf(dir, sizeof dir, "%s/killed", e2e_dir);
     snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
-    snprintf(tmp, sizeof tmp, "%s/checkpoint.bin.tmp", dir);
     snprintf(log, sizeof log, "%s/kill.log", e2e_dir);
     write_config(cfg_path);
-    struct stat st;
-    char ref_ck[600];
-    snprintf(ref_ck, sizeof ref_ck, "%s/checkpoint.bin", ref_dir);
-    size_t ck_bytes = stat(ref_ck, &st) == 0 ? (size_t)st.st_size : 0;
-    // Attempts wait up to 1/KILLS of the reference's run time before
-    // striking; with the restart cost on top, the kills spread over the run.
     double window = g_ref_seconds / KILLS;
     long last = -1;
-    int mid_write = 0, finished_early = 0, killed = 0;
+    int mid_write = 0, finished_early = 0, killed = 0, stale_removed = 0;
     char trail[1024] = "";  // the checkpoint step after each kill, for the log
     size_t tl = 0;
     for (int i = 0; i < KILLS && !finished_early; i++) {
-        int resume = file_exists(ck), mode = i % 3;
+        int resume = file_exists(ck), mode = i % 3 == 2, stale = temp_files(dir, tmps, sizeof tmps);
         char *argv[] = {"--config", cfg_path, "--out", dir, resume ? "--resume" : NULL, NULL};
-        if (mode != 1) unlink(tmp);
-        pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
-        sleep_us(rnd_unit() * window * 1e6);
-        int held = 0, fifo = -1;
+        pid_t pid;
+        int rc = -1;
         if (mode == 0) {
-            wait_for_file(dir, pid, 5.0);  // the FIFO needs the run folder
-            // The pipe buffers 64 KiB beyond what is read; stop early enough
-            // that the write can never complete (an fsync on a FIFO fails).
-            double room = ck_bytes > 70000 ? (double)(ck_bytes - 70000) : 0;
-            held = hold_write_at(tmp, pid, (size_t)(rnd_unit() * room), 5.0, &fifo);
-        } else if (mode == 2) {
-            busy_wait_for_file(tmp, pid, 3 * window + 0.02);
-            double t0 = now_s(), extra = (double)(rnd() % 300) * 1e-6;
-            while (now_s() - t0 < extra) {
+            char point[64];
+            long left = KILL_STEPS - (last > 0 ? last : 0);
+            snprintf(point, sizeof point, "write@checkpoint.bin:%ld", 1 + (long)(rnd() % (left > 1 ? left - 1 : 1)));
+            int st = 0;
+            pid = spawn_paused(argv, log, point, &st);
+            if (pid < 0) {
+                rc = st;
+            } else {
+                // stopped with its temporary file half written; the previous
+                // kill's leftover (if any) was removed when it took the lock
+                CHECK(temp_files(dir, tmps, sizeof tmps) == 1);
+                stale_removed += stale > 0;
+                mid_write++;
             }
+        } else {
+            pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
+            sleep_us(rnd_unit() * window * 1e6);
         }
-        kill(pid, SIGKILL);
-        int rc = wait_exit(pid);
-        if (fifo >= 0) close(fifo);
+        if (pid > 0) {
+            kill(pid, SIGKILL);
+            rc = wait_exit(pid);
+        }
         if (rc == -SIGKILL) {
             killed++;
         } else {
@@ -301,8 +218,6 @@ static void test_sigkill_during_checkpoint_writes(void) {
             if (rc != 0) fprintf(stderr, "  attempt %d: exit %d\n%s\n", i, rc, e2e_out);
             finished_early = 1;
         }
-        mid_write += held || (mode != 0 && file_exists(tmp));
-        if (mode == 0) unlink(tmp);  // the FIFO: a real crash leaves a regular file
         long step = checkpoint_step(ck);
         CHECK(step != -2);    // never a damaged checkpoint
         CHECK(step >= last);  // never an older one than before
@@ -311,10 +226,12 @@ static void test_sigkill_during_checkpoint_writes(void) {
         if (step > last) last = step;
         if (tl < sizeof trail - 16) tl += (size_t)snprintf(trail + tl, sizeof trail - tl, " %ld", step);
     }
-    printf("  SIGKILL: %d kills, %d inside a checkpoint write; checkpoint step after each:%s\n", killed,
-           mid_write, trail);
-    CHECK(mid_write > 0);  // the first FIFO kill alone guarantees this
+    printf("  SIGKILL: %d kills, %d inside a checkpoint write, %d leftovers cleared; checkpoint step after each:%s\n",
+           killed, mid_write, stale_removed, trail);
+    CHECK(mid_write > 0);
+    CHECK(stale_removed > 0);
     CHECK(finish_run(dir) == 0);
+    CHECK(temp_files(dir, tmps, sizeof tmps) == 0);  // the killed writers' leftovers are gone
     CHECK(checkpoint_step(ck) == KILL_STEPS);
     CHECK(same_as_reference(dir));
 }
@@ -592,10 +509,10 @@ static void test_damaged_checkpoints(void) {
     unlink(ck);
     CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "checkpoint.bin") != NULL);
     mkdir(ck, 0755);
-    CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "not a regular file") != NULL);
+    CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "only replaces regular files") != NULL);
     rmdir(ck);
     if (symlink("/dev/zero", ck) == 0) {
-        CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "not a regular file") != NULL);
+        CHECK(run_quiet(resume) == 1 && strstr(e2e_out, "only replaces regular files") != NULL);
         unlink(ck);
     }
     // The good file again: every failed attempt above changed nothing else,
@@ -673,110 +590,157 @@ static void test_resume_mismatch_names_keys(void) {
 // ---------------------------------------------------------------------------
 // 7. Signals
 
-// SIGTERM mid-run: saves, says so, exits 143, continues bit-identically.
-static void test_sigterm_saves_and_resumes(void) {
-    char dir[512], m[600], ck[600], log[600], p[600];
-    snprintf(dir, sizeof dir, "%s/sigterm", e2e_dir);
-    snprintf(m, sizeof m, "%s/metrics.csv", dir);
+// Each stop signal, delivered right after step 7 (a pause point): the run
+// saves, names the signal, exits 128 + signal, leaves no temporary file and
+// no summary.txt, and continues bit-identically.
+static void test_stop_signals_save_and_resume(void) {
+    const int sigs[] = {SIGTERM, SIGHUP, SIGINT, SIGXCPU, SIGUSR1, SIGUSR2};
+    const char *names[] = {"SIGTERM", "SIGHUP", "SIGINT", "SIGXCPU", "SIGUSR1", "SIGUSR2"};
+    for (int i = 0; i < 6; i++) {
+        char dir[512], ck[600], log[600], p[600], tmps[512];
+        snprintf(dir, sizeof dir, "%s/signal_%d", e2e_dir, sigs[i]);
+        snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+        snprintf(log, sizeof log, "%s/signal.log", e2e_dir);
+        write_config(cfg_path);
+        char *argv[] = {"--config", cfg_path, "--out", dir, NULL};
+        int st = 0, rc = -1;
+        pid_t pid = spawn_paused(argv, log, "step:7", &st);
+        CHECK(pid > 0);
+        if (pid < 0) continue;
+        pause_resume(pid, sigs[i]);
+        rc = wait_exit(pid);
+        slurp_into(log, e2e_out, sizeof e2e_out);
+        CHECK(rc == 128 + sigs[i]);
+        CHECK(strstr(e2e_out, names[i]) != NULL && strstr(e2e_out, "--resume") != NULL);
+        if (rc != 128 + sigs[i]) fprintf(stderr, "  %s: exit %d\n%s\n", names[i], rc, e2e_out);
+        snprintf(p, sizeof p, "%s/summary.txt", dir);
+        CHECK(!file_exists(p));
+        CHECK(checkpoint_step(ck) == 7);
+        CHECK(temp_files(dir, tmps, sizeof tmps) == 0);
+        CHECK(finish_run(dir) == 0);
+        CHECK(same_as_reference(dir));
+    }
+}
+
+// A closed stdout (`lmtrain ... | head -1`): the first write after the reader
+// is gone fails with EPIPE (SIGPIPE is ignored), the run saves and stops with
+// 141 and says so on stderr; resuming ends like the reference.
+static void test_closed_stdout_saves(void) {
+    char dir[512], ck[600], log[600];
+    snprintf(dir, sizeof dir, "%s/epipe", e2e_dir);
     snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
-    snprintf(log, sizeof log, "%s/sigterm.log", e2e_dir);
+    snprintf(log, sizeof log, "%s/epipe.log", e2e_dir);
     write_config(cfg_path);
-    char *argv[] = {"--config", cfg_path, "--out", dir, NULL};
-    pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
-    double t0 = now_s();
-    while (count_lines(m) < 3 && now_s() - t0 < 20) sleep_us(200);
-    kill(pid, SIGTERM);
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 2);
+        close(fds[0]);
+        close(fds[1]);
+        close(fd);
+        execl(lmtrain_bin(), lmtrain_bin(), "--config", cfg_path, "--out", dir, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char c;
+    CHECK(read(fds[0], &c, 1) == 1);  // the first byte of output, as `head -c1` would
+    close(fds[0]);                    // ... and the reader is gone
     int rc = wait_exit(pid);
     slurp_into(log, e2e_out, sizeof e2e_out);
-    CHECK(rc == 143 || rc == 0);  // 0 only if the run beat the signal to the end
-    if (rc == 143) {
-        CHECK(strstr(e2e_out, "SIGTERM") != NULL && strstr(e2e_out, "--resume") != NULL);
-        snprintf(p, sizeof p, "%s/summary.txt", dir);
-        CHECK(!file_exists(p));
-        CHECK(checkpoint_step(ck) > 0);
-    }
-    if (rc != 143 && rc != 0) fprintf(stderr, "  SIGTERM: exit %d\n%s\n", rc, e2e_out);
+    CHECK(rc == 141);
+    CHECK(strstr(e2e_out, "Broken pipe") != NULL && strstr(e2e_out, "checkpoint saved") != NULL);
+    if (rc != 141) fprintf(stderr, "  closed stdout: exit %d\n%s\n", rc, e2e_out);
+    CHECK(checkpoint_step(ck) >= 1);
     CHECK(finish_run(dir) == 0);
     CHECK(same_as_reference(dir));
 }
 
-// Two signals in quick succession at random moments while checkpoints are
-// written every step: the second one exits at once (exit 130 from the
-// handler, or the normal 130 if the save had already finished). Whatever
-// was on disk must still load and continue bit-identically.
+// The second Ctrl-C arrives while the save the first one asked for is being
+// written (pause points: after step 12, then halfway through that save's
+// temporary file). The process exits 130 at once; the temporary file is
+// removed; the previous checkpoint (step 11) is intact; resuming from it ends
+// like the reference. Then the same with an earlier checkpoint absent (the
+// first save of a run): no checkpoint, no temporary file.
 static void test_second_sigint_mid_checkpoint(void) {
-    char dir[512], ck[600], log[600], tmp[600];
+    char dir[512], ck[600], log[600], tmps[512];
     snprintf(dir, sizeof dir, "%s/double", e2e_dir);
     snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
-    snprintf(tmp, sizeof tmp, "%s/checkpoint.bin.tmp", dir);
     snprintf(log, sizeof log, "%s/double.log", e2e_dir);
     write_config(cfg_path);
-    double window = g_ref_seconds / 4;
-    long last = -1;
-    for (int i = 0; i < 4; i++) {
-        int resume = file_exists(ck);
-        char *argv[] = {"--config", cfg_path, "--out", dir, resume ? "--resume" : NULL, NULL};
-        unlink(tmp);
-        pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
-        sleep_us(rnd_unit() * window * 1e6);
-        busy_wait_for_file(tmp, pid, 5.0);  // a write is in flight
-        kill(pid, SIGINT);
-        wait_signal_taken(pid, SIGINT, 2.0);
-        sleep_us(rnd() % 300);
-        kill(pid, SIGINT);
-        int rc = wait_exit(pid);
-        slurp_into(log, e2e_out, sizeof e2e_out);
-        // 130: stopped; 0: finished first. Death by SIGINT is acceptable
-        // only before the handler is installed (nothing written yet).
-        CHECK(rc == 130 || rc == 0 || (rc == -SIGINT && !resume && !file_exists(ck)));
-        if (rc != 130 && rc != 0) fprintf(stderr, "  double SIGINT %d: exit %d\n%s\n", i, rc, e2e_out);
-        long step = checkpoint_step(ck);
-        CHECK(step != -2 && step >= last);
-        if (step > last) last = step;
-        if (rc == 0) break;
-    }
+    char *argv[] = {"--config", cfg_path, "--out", dir, NULL};
+    int st = 0;
+    pid_t pid = spawn_paused(argv, log, "step:12,write@checkpoint.bin:12", &st);
+    CHECK(pid > 0);
+    if (pid < 0) return;
+    pause_resume(pid, SIGINT);  // the first: save after step 12 and stop
+    CHECK(wait_stop_or_exit(pid, &st) == 1);  // now inside that save
+    CHECK(temp_files(dir, tmps, sizeof tmps) == 1);
+    pause_resume(pid, SIGINT);  // the second: go now
+    int rc = wait_exit(pid);
+    CHECK(rc == 130);
+    CHECK(temp_files(dir, tmps, sizeof tmps) == 0);
+    if (tmps[0]) fprintf(stderr, "  left behind: %s\n", tmps);
+    CHECK(checkpoint_step(ck) == 11);
     CHECK(finish_run(dir) == 0);
     CHECK(same_as_reference(dir));
+
+    // checkpoint_every 1000: the interrupted save is the run's first
+    char dir2[512], ck2[600];
+    snprintf(dir2, sizeof dir2, "%s/double_first", e2e_dir);
+    snprintf(ck2, sizeof ck2, "%s/checkpoint.bin", dir2);
+    char *argv2[] = {"--config", cfg_path, "--out", dir2, "--set", "train.checkpoint_every=1000", NULL};
+    pid = spawn_paused(argv2, log, "step:3,write@checkpoint.bin", &st);
+    CHECK(pid > 0);
+    if (pid < 0) return;
+    pause_resume(pid, SIGINT);
+    CHECK(wait_stop_or_exit(pid, &st) == 1);
+    pause_resume(pid, SIGINT);
+    CHECK(wait_exit(pid) == 130);
+    CHECK(!file_exists(ck2));
+    CHECK(temp_files(dir2, tmps, sizeof tmps) == 0);
 }
 
-// Signals during evaluation. eval_batches is large, so the step-0 evaluation
-// takes a while; the metrics file still has no row once the process has
-// taken the signal, which shows it arrived before the evaluation finished (an
-// attempt that missed is repeated with a longer evaluation).
-//   one SIGINT:  the evaluation finishes, one step runs, the checkpoint is
+// Signals during evaluation. eval_batches is huge (100 000 batches: minutes),
+// and the process stops itself after the first batch of the step-0
+// evaluation (pause point "eval"); a SIGINT there must end the evaluation at
+// once: the step-0 row then has no validation loss, which shows it was
+// abandoned rather than waited for (had it finished, the test would also take
+// minutes, not fail silently: the empty cell is checked).
+//   one SIGINT:  the evaluation is abandoned, one step runs, the checkpoint is
 //                saved, exit 130; resuming gives the reference weights.
-//   two SIGINTs: exit 130 at once, so no checkpoint exists (waiting for the
-//                evaluation would have produced one at step 1).
+//   two SIGINTs: the second (right after step 1, before its save) exits at
+//                once: no checkpoint, no temporary file.
 static void test_signals_mid_eval(void) {
-    const char *slow_eval[] = {"train.eval_batches=1000", "train.eval_batches=10000",
-                               "train.eval_batches=100000"};
     for (int twice = 0; twice < 2; twice++) {
-        char dir[512], cfgini[600], m[600], ck[600], log[600], p[600];
-        int rc = -1, caught = 0;
-        // one: the shortest evaluation that is still caught; two: never waited for
-        for (int attempt = twice ? 2 : 0; attempt < 3 && !caught; attempt++) {
-            snprintf(dir, sizeof dir, "%s/eval_%d_%d", e2e_dir, twice, attempt);
-            snprintf(cfgini, sizeof cfgini, "%s/config.ini", dir);
-            snprintf(m, sizeof m, "%s/metrics.csv", dir);
-            snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
-            snprintf(log, sizeof log, "%s/eval.log", e2e_dir);
-            write_config(cfg_path);
-            char *argv[] = {"--config", cfg_path, "--out", dir, "--set", (char *)slow_eval[attempt], NULL};
-            pid_t pid = spawn_ex(argv, log, (SpawnOpts){0, 0});
-            // config.ini is written after the handlers are installed and just
-            // before the step-0 evaluation starts
-            wait_for_file(cfgini, pid, 20);
-            kill(pid, SIGINT);
-            wait_signal_taken(pid, SIGINT, 5.0);
-            caught = count_lines(m) == 0;
-            if (twice) kill(pid, SIGINT);
-            rc = wait_exit(pid);
-            slurp_into(log, e2e_out, sizeof e2e_out);
+        char dir[512], m[600], ck[600], log[600], p[600], tmps[512];
+        snprintf(dir, sizeof dir, "%s/eval_%d", e2e_dir, twice);
+        snprintf(m, sizeof m, "%s/metrics.csv", dir);
+        snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+        snprintf(log, sizeof log, "%s/eval.log", e2e_dir);
+        write_config(cfg_path);
+        char *argv[] = {"--config", cfg_path, "--out", dir, "--set", "train.eval_batches=100000", NULL};
+        int st = 0, rc = -1;
+        pid_t pid = spawn_paused(argv, log, twice ? "eval,step:1" : "eval", &st);
+        CHECK(pid > 0);
+        if (pid < 0) continue;
+        pause_resume(pid, SIGINT);
+        if (twice) {
+            CHECK(wait_stop_or_exit(pid, &st) == 1);
+            pause_resume(pid, SIGINT);
         }
-        CHECK(caught);
+        rc = wait_exit(pid);
+        slurp_into(log, e2e_out, sizeof e2e_out);
         CHECK(rc == 130);
+        char *rows = read_all(m, NULL);  // header, then "0,0,,,,..." : no val_loss in row 0
+        CHECK(rows && strstr(rows, "\n0,0,,,,") != NULL);
+        if (rows && !strstr(rows, "\n0,0,,,,")) fprintf(stderr, "  metrics:\n%s\n", rows);
+        free(rows);
         snprintf(p, sizeof p, "%s/summary.txt", dir);
         CHECK(!file_exists(p));
+        CHECK(temp_files(dir, tmps, sizeof tmps) == 0);
         if (rc != 130) fprintf(stderr, "  %s SIGINT mid-eval: exit %d\n%s\n", twice ? "two" : "one", rc, e2e_out);
         if (!twice) {
             CHECK(checkpoint_step(ck) == 1);
@@ -821,7 +785,8 @@ int main(void) {
     TEST(test_impossible_configs);
     TEST(test_damaged_checkpoints);
     TEST(test_resume_mismatch_names_keys);
-    TEST(test_sigterm_saves_and_resumes);
+    TEST(test_stop_signals_save_and_resume);
+    TEST(test_closed_stdout_saves);
     TEST(test_second_sigint_mid_checkpoint);
     TEST(test_signals_mid_eval);
     e2e_teardown();

@@ -10,7 +10,7 @@
 #include "e2e.h"
 
 static char corpus[512], cfg_path[512];
-static char run_sm[512], run_lin[512], run_dec[512];
+static char run_sm[512], run_lin[512], run_dec[512], run_delta[512];
 static size_t corpus_size;  // write_corpus stops at a word boundary past CORPUS_BYTES
 
 #define CORPUS_BYTES 20000
@@ -326,11 +326,26 @@ static void test_eval_length(void) {
 // inspect
 // ============================================================================
 
+// reconstruction column of section 8 for every head: the implied attention
+// matrix must give back the kind's own output; returns the largest, or NaN
+static double max_reconstruction(const char *o) {
+    const char *p = strstr(o, "reconstruction\n");
+    double worst = NAN;
+    if (!p) return NAN;
+    for (p = strchr(p, '\n'); p && p[1] && p[1] != '('; p = strchr(p + 1, '\n')) {
+        size_t h;
+        double lam, self, near, dist, rec;
+        if (sscanf(p + 1, "%zu %lf %lf %lf %lf %lf", &h, &lam, &self, &near, &dist, &rec) != 6) return NAN;
+        if (!(rec <= worst)) worst = rec;  // NaN-safe max
+    }
+    return worst;
+}
+
 static void test_inspect_writes_report(void) {
-    const char *runs[] = {run_sm, run_lin, run_dec};
-    for (int r = 0; r < 3; r++) {
+    const char *runs[] = {run_sm, run_lin, run_dec, run_delta};
+    for (int r = 0; r < 4; r++) {
         char *argv[] = {"inspect", "--run", (char *)runs[r], "--drift-tokens", "3000", "--stretch", "500",
-                        NULL};
+                        "--fp16-tokens", "2000", "--layer", "1", "--head", "1", NULL};
         int rc = run_split(argv, NULL);
         CHECK(rc == 0);
         char *o = read_out();
@@ -344,20 +359,36 @@ static void test_inspect_writes_report(void) {
         char *p = strstr(o, "\nlogits");
         CHECK(p && sscanf(p, "\nlogits %lf %lf %lf", &abs_d, &ref, &rel) == 3);
         CHECK(rel <= 1e-5);
-        const char *files[] = {"report.txt", "memory.csv", "memory.svg", "state_norm.csv", "state_norm_S.svg",
-                               "state_norm_z.svg", "fp16_drift.csv", "fp16_drift.svg", "lambda.csv"};
-        for (int f = 0; f < 9; f++) {
+        // the attention matrix every kind implies reproduces its output
+        CHECK(max_reconstruction(o) <= 1e-4);
+        const char *files[] = {"report.txt", "memory.csv", "memory.svg", "attention.csv", "attention.svg",
+                               "state_norm.csv", "state_norm_S.svg", "fp16_drift.csv", "fp16_drift.svg",
+                               "fp16_loss.csv", "state_heatmap.csv", "state_heatmap.svg", "state_norm_z.svg",
+                               "lambda.csv", "lambda_horizon.svg"};
+        for (int f = 0; f < 15; f++) {
             char path[700];
             snprintf(path, sizeof path, "%s/inspect/%s", runs[r], files[f]);
-            int want = f < 3 || (f < 8 && r > 0) || r == 2;  // softmax: no state; lambda: decay only
+            // softmax: no state; z: the linear kinds only; λ: the kinds with a decay
+            int want = f < 5 || (f < 12 && r > 0) || (f == 12 && (r == 1 || r == 2)) || (f > 12 && r >= 2);
             CHECK(file_exists(path) == want);
             if (file_exists(path) != want)
                 fprintf(stderr, "  %s: %s\n", path, want ? "missing" : "unexpected");
         }
-        if (r == 2) CHECK(strstr(o, "horizon") != NULL);
+        if (r >= 2) CHECK(strstr(o, "horizon") != NULL);
         if (r == 0) CHECK(strstr(o, "skipped") != NULL);
+        // each kind's own training form, not a label borrowed from another kind
+        if (r == 3) CHECK(strstr(o, "training form: exact token recurrence") != NULL);
+        if (r == 1) CHECK(strstr(o, "training form: chunkwise-parallel") != NULL);
         free(o);
     }
+    // a layer or head the model does not have: refused before anything is written
+    char *bad[] = {"inspect", "--run", run_lin, "--head", "2", NULL};
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/inspect/report.txt", run_lin);
+    remove(dir);
+    CHECK(run_split(bad, NULL) == 2);
+    CHECK(strstr(e2e_out, "2 heads") != NULL);
+    CHECK(!file_exists(dir));
 }
 
 int main(void) {
@@ -368,12 +399,14 @@ int main(void) {
     tpath(run_sm, sizeof run_sm, "run_softmax");
     tpath(run_lin, sizeof run_lin, "run_linear");
     tpath(run_dec, sizeof run_dec, "run_linear_decay");
+    tpath(run_delta, sizeof run_delta, "run_delta");
     write_corpus(corpus, CORPUS_BYTES);
     struct stat st;
     corpus_size = stat(corpus, &st) == 0 ? (size_t)st.st_size : 0;
     train("softmax", "learned", run_sm);
     train("linear", "learned", run_lin);
     train("linear_decay", "none", run_dec);
+    train("delta", "learned", run_delta);
     TEST(test_sample_deterministic_for_seed);
     TEST(test_sample_errors);
     TEST(test_generation_memory_is_flat);

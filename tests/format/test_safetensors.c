@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../temp_files.h"
 #include "../test.h"
 #include "format/json.h"
 #include "format/json_read.h"
@@ -249,9 +250,7 @@ static void test_roundtrip_file(void) {
     char path[128];
     snprintf(path, sizeof path, "%s/rt.safetensors", dir);
     CHECK(safetensors_write(path, meta, nm, t, nt) == 0);
-    char tmp[160];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    CHECK(access(tmp, F_OK) != 0);  // the temporary file is gone after the rename
+    CHECK(count_temp_files(dir, NULL, 0) == 0);  // the temporary file is gone after the rename
     StFile f;
     int rc = safetensors_read(path, &f);
     CHECK(rc == 0);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "temp_files.h"
 #include "test.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
@@ -45,9 +46,8 @@ static int file_is(const char *path, const char *want) {
 }
 
 static void test_text_commit_and_overwrite(void) {
-    char path[256], tmp[270];
+    char path[256], tmp[300];
     tpath(path, sizeof path, "metrics.csv");
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
 
     AtomicFile a;
     CHECK(atomic_open(&a, path) == 0);
@@ -57,9 +57,11 @@ static void test_text_commit_and_overwrite(void) {
     CHECK(atomic_commit(&a) == 0);
     CHECK(a.f == NULL && a.path == NULL);
     CHECK(file_is(path, "step,loss\n0,4.00\n1,3.00\n2,2.00\n"));
-    CHECK(!file_exists(tmp));
+    CHECK(count_temp_files(g_dir, NULL, 0) == 0);
 
-    // a stale, longer temporary from an earlier crash does not leak into the result
+    // a stale, longer temporary from an earlier crash (its writer, pid
+    // 999999999, is long gone) does not leak into the result
+    snprintf(tmp, sizeof tmp, "%s.tmp-999999999-0", path);
     FILE *fp = fopen(tmp, "w");
     CHECK(fp != NULL);
     if (fp) {
@@ -70,7 +72,16 @@ static void test_text_commit_and_overwrite(void) {
     fputs("new\n", a.f);
     CHECK(atomic_commit(&a) == 0);
     CHECK(file_is(path, "new\n"));
-    CHECK(!file_exists(tmp));
+    CHECK(file_exists(tmp));  // not ours: only atomic_remove_stale, under the folder's lock, removes it
+    // a live writer's temporary (our parent's pid) is never removed
+    char live[300];
+    snprintf(live, sizeof live, "%s.tmp-%ld-7", path, (long)getppid());
+    fp = fopen(live, "w");
+    if (fp) fclose(fp);
+    CHECK(atomic_remove_stale(g_dir) == 1);
+    CHECK(!file_exists(tmp) && file_exists(live));
+    unlink(live);
+    CHECK(count_temp_files(g_dir, NULL, 0) == 0);
 
     // empty content makes an empty file
     CHECK(atomic_open(&a, path) == 0);
@@ -136,9 +147,8 @@ static void test_missing_directory(void) {
 // Both entry points, past RLIMIT_FSIZE in a child: ERR_RUNTIME, a message
 // naming the file and the cause, the old file unchanged, no temporary left.
 static void test_file_size_limit_keeps_old_file(void) {
-    char path[256], tmp[270];
+    char path[256];
     tpath(path, sizeof path, "summary.txt");
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     AtomicFile a;
     CHECK(atomic_open(&a, path) == 0);
     fputs("previous summary\n", a.f);
@@ -166,8 +176,7 @@ static void test_file_size_limit_keeps_old_file(void) {
             if (!strstr(err_msg(), path)) _exit(13);
             if (!strstr(err_msg(), "disk full or file size limit")) _exit(14);
             if (!strstr(err_msg(), strerror(EFBIG))) _exit(15);
-            struct stat st;
-            if (stat(tmp, &st) == 0) _exit(16);
+            if (count_temp_files(g_dir, NULL, 0) != 0) _exit(16);
         }
         _exit(0);
     }
@@ -176,7 +185,59 @@ static void test_file_size_limit_keeps_old_file(void) {
     if (WIFEXITED(status) && WEXITSTATUS(status) != 0) fprintf(stderr, "  child failed check %d\n", WEXITSTATUS(status));
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK(file_is(path, "previous summary\n"));
-    CHECK(!file_exists(tmp));
+    CHECK(count_temp_files(g_dir, NULL, 0) == 0);
+    unlink(path);
+}
+
+// Two processes replacing one file at once, neither taking any lock (as two
+// writers that bypass a run folder's lock would): every version a reader sees
+// under the final name is one writer's complete file, never a mix or a
+// truncation, and no temporary file is left. (With one fixed temporary name
+// both writers truncate and write the same file, and torn versions appear.)
+static void test_concurrent_writers_never_tear(void) {
+    char path[256];
+    tpath(path, sizeof path, "checkpoint.bin");
+    enum { ROUNDS = 150, NA = 60000, NB = 25000 };
+    fflush(NULL);
+    pid_t kids[2];
+    for (int k = 0; k < 2; k++) {
+        kids[k] = fork();
+        if (kids[k] == 0) {
+            size_t n = k ? NB : NA;
+            char *buf = malloc(n);
+            memset(buf, k ? 'b' : 'a', n);
+            AtomicChunk c[2] = {{buf, n / 2}, {buf + n / 2, n - n / 2}};
+            for (int r = 0; r < ROUNDS; r++)
+                if (atomic_write_chunks(path, c, 2) != 0) _exit(20);
+            _exit(0);
+        }
+    }
+    int torn = 0, seen = 0, alive = 2;
+    while (alive > 0) {
+        size_t n = 0;
+        char *got = slurp(path, &n);
+        if (got) {
+            seen++;
+            char want = n == NA ? 'a' : n == NB ? 'b' : 0;
+            int ok = want != 0;
+            for (size_t i = 0; ok && i < n; i++) ok = got[i] == want;
+            torn += !ok;
+            free(got);
+        }
+        alive = 0;
+        for (int k = 0; k < 2; k++) {
+            int st;
+            if (kids[k] > 0 && waitpid(kids[k], &st, WNOHANG) == 0) alive++;
+            else if (kids[k] > 0) {
+                CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+                kids[k] = -1;
+            }
+        }
+    }
+    CHECK(seen > 0);
+    CHECK(torn == 0);
+    if (torn) fprintf(stderr, "  %d of %d reads saw a torn file\n", torn, seen);
+    CHECK(count_temp_files(g_dir, NULL, 0) == 0);
     unlink(path);
 }
 
@@ -192,6 +253,7 @@ int main(void) {
     TEST(test_chunks);
     TEST(test_missing_directory);
     TEST(test_file_size_limit_keeps_old_file);
+    TEST(test_concurrent_writers_never_tear);
     if (rmdir(g_dir) != 0) fprintf(stderr, "note: could not remove %s: %s\n", g_dir, strerror(errno));
     return test_summary();
 }

@@ -1,0 +1,236 @@
+// report_md.c — report.md from an Ablation.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "experiment/report.h"
+#include "train/summary.h"
+#include "util/format_bytes.h"
+
+// "1.9066 ± 0.0140", "1.9066" for one seed, "—" for none
+static void put_summary(FILE *f, Summary s, const char *fmt) {
+    if (s.n == 0 || isnan(s.mean)) {
+        fputs(" — |", f);
+        return;
+    }
+    fputc(' ', f);
+    fprintf(f, fmt, s.mean);
+    if (s.n > 1) {
+        fputs(" ± ", f);
+        fprintf(f, fmt, s.sd);
+    }
+    fputs(" |", f);
+}
+
+// "+0.0123 [+0.0051, +0.0195]"
+static void put_diff(FILE *f, const PairedDiff *d, const char *fmt) {
+    if (d->n == 0 || isnan(d->mean)) {
+        fputs(" — |", f);
+        return;
+    }
+    fputc(' ', f);
+    fprintf(f, fmt, d->mean);
+    if (d->n > 1) {
+        fputs(" [", f);
+        fprintf(f, fmt, d->lo);
+        fputs(", ", f);
+        fprintf(f, fmt, d->hi);
+        fputs("]", f);
+    }
+    fputs(" |", f);
+}
+
+static const char *verdict(const PairedDiff *d) {
+    return d->n < 2 ? "one seed: not judged" : stats_resolved(d) ? "resolved" : "within noise";
+}
+
+static void seeds_line(FILE *f, const Ablation *a) {
+    fprintf(f, "%zu seed%s per kind (", a->n_seeds, a->n_seeds == 1 ? "" : "s");
+    for (size_t i = 0; i < a->n_seeds && i < 12; i++) fprintf(f, "%s%llu", i ? ", " : "", a->seeds[i]);
+    if (a->n_seeds > 12) fputs(", …", f);
+    fputs(")", f);
+}
+
+static void main_table(FILE *f, const Ablation *a) {
+    int rec = a->recall;
+    fprintf(f, "## Final validation %s, mean ± sd over seeds\n\n", rec ? "accuracy and loss" : "loss");
+    fprintf(f, "| kind | seeds |%s val loss, %s | val loss, whole split | final train loss | best val loss | "
+               "parameters | tokens/s |\n|---|---:|%s---:|---:|---:|---:|---:|---:|\n",
+            rec ? " val acc |" : "", rec ? "val set" : "eval batches", rec ? "---:|" : "");
+    for (size_t i = 0; i < a->n_main; i++) {
+        const GroupStats *g = &a->group[i];
+        fprintf(f, "| %s | %d |", g->label, g->n_finished);
+        if (rec) put_summary(f, g->acc, "%.3f");
+        put_summary(f, g->val, "%.4f");
+        put_summary(f, g->eval, "%.4f");
+        put_summary(f, g->train, "%.4f");
+        put_summary(f, g->best_val, "%.4f");
+        fprintf(f, " %zu |", g->params);
+        Summary t = g->tokens_per_s;
+        t.sd = NAN;
+        t.n = t.n ? 1 : 0;  // throughput: the mean only (it measures the machine's load, not the kind)
+        put_summary(f, t, "%.0f");
+        fputc('\n', f);
+    }
+}
+
+// The difference table and one sentence per comparison with the baseline.
+static void diff_section(FILE *f, const Ablation *a) {
+    if (a->n_main < 2) return;
+    const GroupStats *base = &a->group[0];
+    int rec = a->recall;
+    fprintf(f, "\n## Paired differences against %s (%.0f %% interval, Student t over the per-seed differences)\n\n",
+            base->label, 100 * a->level);
+    fprintf(f, "Each difference is this kind's figure minus %s's with the same seed, so the noise both runs of a "
+               "seed share cancels. A difference is *resolved* when its interval excludes 0.\n\n",
+            base->label);
+    fprintf(f, "| kind | pairs |%s Δ val loss, %s | Δ val loss, whole split | verdict (%s) |\n"
+               "|---|---:|%s---:|---:|---|\n",
+            rec ? " Δ val acc |" : "", rec ? "val set" : "eval batches", rec ? "val acc" : "whole split",
+            rec ? "---:|" : "");
+    for (size_t i = 1; i < a->n_main; i++) {
+        const GroupStats *g = &a->group[i];
+        const PairedDiff *key = rec ? &g->d_acc : &g->d_eval;
+        fprintf(f, "| %s | %d |", g->label, key->n);
+        if (rec) put_diff(f, &g->d_acc, "%+.3f");
+        put_diff(f, &g->d_val, "%+.4f");
+        put_diff(f, &g->d_eval, "%+.4f");
+        fprintf(f, " %s |\n", verdict(key));
+    }
+    fputc('\n', f);
+    for (size_t i = 1; i < a->n_main; i++) {
+        const GroupStats *g = &a->group[i];
+        const PairedDiff *d = rec ? &g->d_acc : &g->d_eval;
+        const char *what = rec ? "val accuracy" : "whole-split val loss";
+        const char *fmt = rec ? "%.3f" : "%.4f";
+        fprintf(f, "- **%s vs %s**: ", g->label, base->label);
+        if (d->n == 0 || isnan(d->mean)) {
+            fprintf(f, "no seed finished for both.\n");
+            continue;
+        }
+        fprintf(f, "%s %s by ", what, d->mean > 0 ? "higher" : "lower");
+        fprintf(f, fmt, fabs(d->mean));
+        if (d->n < 2) {
+            fprintf(f, " on one seed; one seed gives no interval, so this cannot be judged (use --seeds 3 or more).\n");
+            continue;
+        }
+        fputs(" (95 % interval ", f);
+        fprintf(f, fmt, d->lo);
+        fputs(" … ", f);
+        fprintf(f, fmt, d->hi);
+        fprintf(f, " over %d paired seeds): ", d->n);
+        if (stats_resolved(d)) {
+            int better = rec ? d->mean > 0 : d->mean < 0;
+            fprintf(f, "**resolved** — %s ends %s than %s.", g->label, better ? "better" : "worse", base->label);
+        } else {
+            fprintf(f, "**within noise** — the interval contains 0; %d seeds cannot tell them apart.", d->n);
+        }
+        if (!rec && g->d_val.n > 1 && stats_resolved(&g->d_val) != stats_resolved(d))
+            fprintf(f, " (The %s-batch figure, a noisier estimate, %s.)", "eval",
+                    stats_resolved(&g->d_val) ? "does resolve it" : "does not resolve it");
+        fputc('\n', f);
+    }
+}
+
+static void memory_table(FILE *f, const Ablation *a) {
+    const size_t lens[] = REPORT_LENGTHS;
+    fprintf(f, "\n## Inference memory per sequence, all layers\n\nThe KV cache for softmax (grows with the "
+               "sequence), the fixed fast-weight state otherwise.\n\n| kind |");
+    for (int k = 0; k < REPORT_N_LENGTHS; k++) fprintf(f, " memory @ %zu |", lens[k]);
+    fputs("\n|---|", f);
+    for (int k = 0; k < REPORT_N_LENGTHS; k++) fputs("---:|", f);
+    fputc('\n', f);
+    for (size_t i = 0; i < a->n_main; i++) {
+        const GroupStats *g = &a->group[i];
+        fprintf(f, "| %s |", g->label);
+        for (int k = 0; k < REPORT_N_LENGTHS; k++) {
+            char b[32];
+            format_bytes(b, sizeof b, (double)g->mem[k]);
+            fprintf(f, " %s |", g->n_finished ? b : "—");
+        }
+        fputc('\n', f);
+    }
+}
+
+static void sweep_table(FILE *f, const Ablation *a) {
+    if (a->n_main == a->n_group) return;
+    const char *key = a->group[a->n_main].sweep_key;
+    int rec = a->recall;
+    // columns: the sweep values in plan order; rows: the main groups' names
+    const char *vals[64];
+    int nv = 0;
+    for (size_t i = a->n_main; i < a->n_group && nv < 64; i++) {
+        int seen = 0;
+        for (int j = 0; j < nv; j++) seen |= !strcmp(vals[j], a->group[i].sweep_value);
+        if (!seen) vals[nv++] = a->group[i].sweep_value;
+    }
+    fprintf(f, "\n## Sweep over `%s`: final %s (mean ± sd over seeds)\n\n| kind |", key,
+            rec ? "val accuracy" : "whole-split val loss");
+    for (int j = 0; j < nv; j++) fprintf(f, " %s |", vals[j]);
+    fputs("\n|---|", f);
+    for (int j = 0; j < nv; j++) fputs("---:|", f);
+    fputc('\n', f);
+    for (size_t m = 0; m < a->n_main; m++) {
+        const char *name = a->run[a->group[m].runs[0]].plan.name;
+        fprintf(f, "| %s |", a->group[m].label);
+        for (int j = 0; j < nv; j++) {
+            const GroupStats *cell = NULL;
+            for (size_t i = a->n_main; i < a->n_group && !cell; i++)
+                if (!strcmp(a->group[i].sweep_value, vals[j]) && !strcmp(a->run[a->group[i].runs[0]].plan.name, name))
+                    cell = &a->group[i];
+            if (!cell) fputs(" — |", f);
+            else put_summary(f, rec ? cell->acc : cell->eval, rec ? "%.3f" : "%.4f");
+        }
+        fputc('\n', f);
+    }
+}
+
+static void runs_table(FILE *f, const Ablation *a) {
+    fprintf(f, "\n## Every run\n\n| run folder | seed | state | val loss, %s | val loss, whole split |%s "
+               "batch fingerprint |\n|---|---:|---|---:|---:|%s---|\n",
+            a->recall ? "val set" : "eval batches", a->recall ? " val acc |" : "", a->recall ? "---:|" : "");
+    for (size_t i = 0; i < a->n_run; i++) {
+        const RunResult *r = &a->run[i];
+        fprintf(f, "| `%s/` | %llu | %s |", r->plan.rel, r->plan.seed, run_state_name(r->state));
+        if (r->state == RUN_FINISHED) {
+            fprintf(f, " %.4f | %.4f |", r->val_loss, r->eval_loss);
+            if (a->recall) fprintf(f, " %.3f |", r->val_acc);
+            fprintf(f, " %016llx |\n", r->batch_hash);
+        } else {
+            fprintf(f, " | |%s |\n", a->recall ? " |" : "");
+        }
+    }
+}
+
+void report_markdown(const Ablation *a, FILE *f) {
+    fprintf(f, "# Ablation: only the attention module changes\n\n");
+    seeds_line(f, a);
+    fprintf(f, "; runs with the same seed start from the same initial weights in every tensor they share and "
+               "train on the same batches in the same order, so the kinds are compared seed by seed. "
+               "%d steps of %d x %d tokens; the optimiser and schedule are the same for every run. "
+               "\"Eval batches\" is the validation loss training logs (the same few random validation batches "
+               "at every evaluation); \"whole split\" is `lmtrain eval`: every validation window once.\n",
+            a->steps, a->batch_size, a->block_size);
+    if (a->discovered && a->n_main)
+        fprintf(f, "\nThis folder has no `ablation.tsv` (written by `lmtrain ablate`): the runs are the folders found "
+                   "in it, in path order, and the baseline is the first, %s.\n", a->group[0].label);
+    size_t missing = a->n_run - a->n_finished;
+    if (missing)
+        fprintf(f, "\n**Incomplete: %zu of %zu runs are not finished** (see the last table); the statistics use "
+                   "the finished ones.\n", missing, a->n_run);
+    fputc('\n', f);
+    main_table(f, a);
+    diff_section(f, a);
+    memory_table(f, a);
+    sweep_table(f, a);
+    if (a->batches_paired)
+        fprintf(f, "\nRuns with the same seed trained on the same batches in the same order (their batch "
+                   "fingerprints agree, seed by seed).\n");
+    else
+        fprintf(f, "\n**Warning: runs with the same seed did not see the same training batches** (their batch "
+                   "fingerprints differ: the configs differ in data, batch_size or block_size), so the "
+                   "comparison is not paired.\n");
+    fprintf(f, "\nCurves: `curves.svg` (mean over seeds with a min–max band) and `curves_zoom.svg` (the "
+               "validation loss over the second half of training).\n");
+    runs_table(f, a);
+}

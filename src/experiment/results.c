@@ -1,0 +1,328 @@
+// results.c — reading an ablation's run folders and computing the statistics
+// the report shows (see results.h).
+#include "results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment/eval_summary.h"
+#include "model/model.h"
+#include "train/checkpoint.h"
+#include "train/metrics.h"
+#include "train/summary.h"
+#include "util/err.h"
+
+// ============================================================================
+// One run
+// ============================================================================
+
+// "parameters N" from summary.txt (the model's own count, written at the end of training)
+static size_t summary_params(const char *run_dir) {
+    char path[4800], line[512];
+    snprintf(path, sizeof path, "%s/summary.txt", run_dir);
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+    if (!f) return 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "parameters %zu", &n) == 1) break;
+    fclose(f);
+    return n;
+}
+
+static int load_curves(RunResult *r, const MetricsTable *t) {
+    int cs = metrics_col(t, "step"), ct = metrics_col(t, "train_loss"), cv = metrics_col(t, "val_loss");
+    if (cs < 0 || ct < 0 || cv < 0) return -1;
+    r->points = t->rows;
+    r->step = xcalloc(t->rows + 1, sizeof(double));
+    r->train = xcalloc(t->rows + 1, sizeof(double));
+    r->val = xcalloc(t->rows + 1, sizeof(double));
+    for (size_t i = 0; i < t->rows; i++) {
+        r->step[i] = t->v[i * t->cols + (size_t)cs];
+        r->train[i] = t->v[i * t->cols + (size_t)ct];
+        r->val[i] = t->v[i * t->cols + (size_t)cv];
+    }
+    return 0;
+}
+
+// Fills r from its folder. A run whose eval/summary.txt belongs to another
+// checkpoint (a folder reused) is only RUN_TRAINED.
+static int load_run(RunResult *r, const char *dir) {
+    char run_dir[4700], path[4800];
+    snprintf(run_dir, sizeof run_dir, "%s/%s", dir, r->plan.rel);
+    r->state = run_state(run_dir);
+    r->val_loss = r->eval_loss = r->train_loss = r->best_val = r->val_acc = r->tokens_per_s = NAN;
+    if (r->state < RUN_INTERRUPTED) return 0;
+    snprintf(path, sizeof path, "%s/checkpoint.bin", run_dir);
+    TrainState st;
+    int rc = checkpoint_read_config(path, &r->cfg);
+    if (!rc) rc = checkpoint_read_state(path, &st);
+    if (rc) return r->state >= RUN_TRAINED ? rc : (r->state = RUN_EMPTY, 0);
+    r->batch_hash = st.batch_hash;
+    if (r->state < RUN_TRAINED) return 0;
+    EvalSummary e;
+    if (r->state == RUN_FINISHED) {
+        if (eval_summary_read(run_dir, &e) || e.step != st.step || e.batch_hash != st.batch_hash ||
+            e.window != (size_t)r->cfg.block_size)
+            r->state = RUN_TRAINED;
+        else
+            r->eval_loss = e.loss;
+    }
+    MetricsTable t;
+    snprintf(path, sizeof path, "%s/metrics.csv", run_dir);
+    if ((rc = metrics_read(path, &t))) return rc;
+    if (load_curves(r, &t)) {
+        metrics_table_free(&t);
+        return err_set(ERR_RUNTIME, "%s: missing columns", path);
+    }
+    r->val_loss = metrics_last(&t, "val_loss");
+    r->train_loss = metrics_last(&t, "train_loss");
+    r->best_val = metrics_min(&t, "val_loss");
+    r->val_acc = metrics_last(&t, "val_acc");
+    double tok = metrics_last(&t, "tokens"), el = metrics_last(&t, "elapsed_s");
+    r->tokens_per_s = el > 0 ? tok / el : NAN;
+    metrics_table_free(&t);
+    r->params = summary_params(run_dir);
+    return 0;
+}
+
+// ============================================================================
+// Groups and their statistics
+// ============================================================================
+
+static GroupStats *group_of(Ablation *a, const PlanRun *p) {
+    for (size_t g = 0; g < a->n_group; g++)
+        if (!strcmp(a->group[g].group, p->group)) return &a->group[g];
+    a->group = xrealloc(a->group, (a->n_group + 1) * sizeof *a->group);
+    GroupStats *g = &a->group[a->n_group++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->group, sizeof g->group, "%s", p->group);
+    snprintf(g->sweep_key, sizeof g->sweep_key, "%s", p->sweep_key);
+    snprintf(g->sweep_value, sizeof g->sweep_value, "%s", p->sweep_value);
+    snprintf(g->label, sizeof g->label, "%s", p->name);
+    return g;
+}
+
+typedef double (*Field)(const RunResult *r);
+static double f_val(const RunResult *r) { return r->val_loss; }
+static double f_eval(const RunResult *r) { return r->eval_loss; }
+static double f_train(const RunResult *r) { return r->train_loss; }
+static double f_best(const RunResult *r) { return r->best_val; }
+static double f_acc(const RunResult *r) { return r->val_acc; }
+static double f_tps(const RunResult *r) { return r->tokens_per_s; }
+
+static Summary summarize(const Ablation *a, const GroupStats *g, Field f) {
+    double *x = xcalloc((size_t)g->n_runs + 1, sizeof(double));
+    int n = 0;
+    for (int i = 0; i < g->n_runs; i++) {
+        const RunResult *r = &a->run[g->runs[i]];
+        if (r->state == RUN_FINISHED) x[n++] = f(r);
+    }
+    Summary s = stats_summary(x, n);
+    free(x);
+    return s;
+}
+
+// b − base over the seeds both groups finished, paired by seed.
+static PairedDiff paired(const Ablation *a, const GroupStats *base, const GroupStats *b, Field f) {
+    double *x = xcalloc((size_t)b->n_runs + 1, sizeof(double)), *y = xcalloc((size_t)b->n_runs + 1, sizeof(double));
+    int n = 0;
+    for (int i = 0; i < b->n_runs; i++) {
+        const RunResult *rb = &a->run[b->runs[i]];
+        if (rb->state != RUN_FINISHED) continue;
+        for (int j = 0; j < base->n_runs; j++) {
+            const RunResult *ra = &a->run[base->runs[j]];
+            if (ra->state == RUN_FINISHED && ra->plan.seed == rb->plan.seed) {
+                x[n] = f(ra);
+                y[n++] = f(rb);
+                break;
+            }
+        }
+    }
+    PairedDiff d = stats_paired_diff(x, y, n, a->level);
+    free(x);
+    free(y);
+    return d;
+}
+
+// Mean curve with a min-max band over the finished runs, at the rows whose
+// step all of them logged (the same config logs the same steps).
+static void group_curves(const Ablation *a, GroupStats *g) {
+    const RunResult *first = NULL;
+    for (int i = 0; i < g->n_runs && !first; i++)
+        if (a->run[g->runs[i]].state == RUN_FINISHED) first = &a->run[g->runs[i]];
+    if (!first) return;
+    size_t n = first->points;
+    g->points = n;
+    g->step = xcalloc(n + 1, sizeof(double));
+    g->val_mean = xcalloc(n + 1, sizeof(double));
+    g->val_lo = xcalloc(n + 1, sizeof(double));
+    g->val_hi = xcalloc(n + 1, sizeof(double));
+    g->train_mean = xcalloc(n + 1, sizeof(double));
+    for (size_t k = 0; k < n; k++) {
+        double vs = 0, lo = INFINITY, hi = -INFINITY, ts = 0;
+        int nv = 0, nt = 0, all = 1;
+        for (int i = 0; i < g->n_runs; i++) {
+            const RunResult *r = &a->run[g->runs[i]];
+            if (r->state != RUN_FINISHED) continue;
+            if (k >= r->points || r->step[k] != first->step[k]) {
+                all = 0;
+                break;
+            }
+            if (isfinite(r->val[k])) {
+                vs += r->val[k];
+                lo = fmin(lo, r->val[k]);
+                hi = fmax(hi, r->val[k]);
+                nv++;
+            }
+            if (isfinite(r->train[k])) ts += r->train[k], nt++;
+        }
+        g->step[k] = first->step[k];
+        int ok = all && nv == g->n_finished;
+        g->val_mean[k] = ok ? vs / nv : NAN;
+        g->val_lo[k] = ok ? lo : NAN;
+        g->val_hi[k] = ok ? hi : NAN;
+        g->train_mean[k] = all && nt == g->n_finished ? ts / nt : NAN;
+    }
+}
+
+// Inference memory from a model of the run's shape (the state and the KV
+// cache do not depend on the vocabulary, so a one-symbol vocabulary will do).
+static void group_memory(GroupStats *g, const Config *c) {
+    Model m;
+    model_build(&m, c, 1);
+    const size_t lens[] = REPORT_LENGTHS;
+    for (int k = 0; k < REPORT_N_LENGTHS; k++) g->mem[k] = model_inference_bytes(&m, lens[k]);
+    model_free(&m);
+}
+
+static void group_stats(Ablation *a, GroupStats *g, const GroupStats *base) {
+    g->val = summarize(a, g, f_val);
+    g->eval = summarize(a, g, f_eval);
+    g->train = summarize(a, g, f_train);
+    g->best_val = summarize(a, g, f_best);
+    g->acc = summarize(a, g, f_acc);
+    g->tokens_per_s = summarize(a, g, f_tps);
+    if (base && base != g) {
+        g->d_val = paired(a, base, g, f_val);
+        g->d_eval = paired(a, base, g, f_eval);
+        g->d_acc = paired(a, base, g, f_acc);
+    }
+    for (int i = 0; i < g->n_runs; i++) {
+        const RunResult *r = &a->run[g->runs[i]];
+        if (r->state != RUN_FINISHED) continue;
+        g->params = r->params;
+        snprintf(g->kind, sizeof g->kind, "%s", r->cfg.kind);
+        group_memory(g, &r->cfg);
+        break;
+    }
+    group_curves(a, g);
+}
+
+// Rows are labelled by attention kind, unless two groups of one comparison
+// share a kind (then by run name, which tells them apart).
+static void label_groups(Ablation *a) {
+    for (size_t i = 0; i < a->n_group; i++) {
+        GroupStats *g = &a->group[i];
+        if (!*g->kind) continue;  // nothing finished: keep the run name
+        int unique = 1;
+        for (size_t j = 0; j < a->n_group; j++)
+            unique &= j == i || strcmp(a->group[j].kind, g->kind) || strcmp(a->group[j].sweep_value, g->sweep_value) ||
+                      strcmp(a->group[j].sweep_key, g->sweep_key);
+        if (unique) snprintf(g->label, sizeof g->label, "%s", g->kind);
+    }
+}
+
+static void seeds_and_batches(Ablation *a) {
+    a->seeds = xcalloc(a->n_run + 1, sizeof *a->seeds);
+    a->batches_paired = 1;
+    for (size_t i = 0; i < a->n_run; i++) {
+        const RunResult *r = &a->run[i];
+        if (*r->plan.sweep_key) continue;
+        size_t s = 0;
+        while (s < a->n_seeds && a->seeds[s] != r->plan.seed) s++;
+        if (s == a->n_seeds) a->seeds[a->n_seeds++] = r->plan.seed;
+        if (r->state != RUN_FINISHED) continue;
+        for (size_t j = 0; j < i; j++) {
+            const RunResult *q = &a->run[j];
+            if (q->state == RUN_FINISHED && !*q->plan.sweep_key && q->plan.seed == r->plan.seed &&
+                q->batch_hash != r->batch_hash)
+                a->batches_paired = 0;
+        }
+    }
+}
+
+int ablation_load(Ablation *a, const char *dir) {
+    memset(a, 0, sizeof *a);
+    snprintf(a->dir, sizeof a->dir, "%s", dir);
+    a->level = 0.95;
+    Plan p;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/ablation.tsv", dir);
+    FILE *tsv = fopen(path, "r");
+    a->discovered = tsv == NULL;
+    if (tsv) fclose(tsv);
+    int rc = a->discovered ? plan_discover(&p, dir) : plan_read(&p, dir);
+    if (rc) return rc;
+    a->n_run = p.n;
+    a->run = xcalloc(p.n + 1, sizeof *a->run);
+    for (size_t i = 0; i < p.n && !rc; i++) {
+        RunResult *r = &a->run[i];
+        r->plan = p.run[i];
+        if ((rc = load_run(r, dir))) break;
+        GroupStats *g = group_of(a, &r->plan);
+        g->runs = xrealloc(g->runs, ((size_t)g->n_runs + 1) * sizeof *g->runs);
+        g->runs[g->n_runs++] = i;
+        if (r->state == RUN_FINISHED) {
+            g->n_finished++;
+            if (a->n_finished++ == 0) {
+                a->recall = r->cfg.task == TASK_RECALL;
+                a->steps = r->cfg.steps;
+                a->batch_size = r->cfg.batch_size;
+                a->block_size = r->cfg.block_size;
+            }
+        }
+    }
+    plan_free(&p);
+    if (rc) {
+        ablation_free(a);
+        return rc;
+    }
+    while (a->n_main < a->n_group && !*a->group[a->n_main].sweep_key) a->n_main++;
+    for (size_t i = 0; i < a->n_group; i++) {
+        // the baseline: the first group of the main comparison, or of the same sweep cell
+        const GroupStats *base = NULL;
+        for (size_t j = 0; j < a->n_group && !base; j++)
+            if (!strcmp(a->group[j].sweep_key, a->group[i].sweep_key) &&
+                !strcmp(a->group[j].sweep_value, a->group[i].sweep_value))
+                base = &a->group[j];
+        group_stats(a, &a->group[i], base);
+    }
+    label_groups(a);
+    seeds_and_batches(a);
+    return 0;
+}
+
+void ablation_free(Ablation *a) {
+    for (size_t i = 0; i < a->n_run; i++) {
+        free(a->run[i].step);
+        free(a->run[i].train);
+        free(a->run[i].val);
+    }
+    for (size_t i = 0; i < a->n_group; i++) {
+        GroupStats *g = &a->group[i];
+        free(g->runs);
+        free(g->step);
+        free(g->val_mean);
+        free(g->val_lo);
+        free(g->val_hi);
+        free(g->train_mean);
+    }
+    free(a->run);
+    free(a->group);
+    free(a->seeds);
+    memset(a, 0, sizeof *a);
+}
+
+int ablation_higher_is_better(const Ablation *a) { return a->recall; }
