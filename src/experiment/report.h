@@ -8,9 +8,10 @@
 
 // The Markdown report to a stream.
 void report_markdown(const Ablation *a, FILE *f);
-// DIR/report.md, DIR/curves.svg (full range) and DIR/curves_zoom.svg (the
-// validation loss over the second half of training, where kinds differ).
-// 0 or ERR_RUNTIME.
+// DIR/report.md, DIR/curves.svg (full range), DIR/curves_zoom.svg (the
+// validation loss over the second half of training, where kinds differ) and
+// DIR/curves_diff.svg (each kind's val loss minus the baseline's, seed by
+// seed). 0 or ERR_RUNTIME.
 int report_write(const Ablation *a, const char *dir);
 
 // The y-range and the first step of the zoomed chart: the band of every

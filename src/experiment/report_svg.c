@@ -4,7 +4,9 @@
 // The full-range chart shows training from its start, where losses fall from
 // ~4 to ~2 nats; on that scale a 0.05-nat difference between kinds is a few
 // pixels. The zoom shows only validation loss from half-way on, scaled to the
-// spread of the bands there.
+// spread of the bands there. Both bands also hold the seed-to-seed spread
+// that paired runs share (each seed has its own validation batches), so the
+// third chart draws the paired difference to the baseline, where it cancels.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +72,44 @@ static int curves(const Ablation *a, const char *path, int zoom) {
     return rc;
 }
 
+// Each kind's val loss minus the baseline's with the same seed, per step:
+// mean and min-max band over the seeds; the baseline is the line at 0.
+static int diff_curves(const Ablation *a, const char *path) {
+    size_t n = a->n_main;
+    SvgSeries *s = xcalloc(n + 1, sizeof *s);
+    SvgBand *band = xcalloc(n + 1, sizeof *band);
+    char(*labels)[200] = xcalloc(n + 1, sizeof *labels);
+    double *zero = NULL;
+    size_t ns = 0;
+    const GroupStats *base = &a->group[0];
+    if (base->points) {
+        zero = xcalloc(base->points, sizeof(double));
+        for (size_t k = 0; k < base->points; k++) zero[k] = isfinite(base->val_mean[k]) ? 0 : NAN;
+        snprintf(labels[ns], sizeof labels[ns], "%s (baseline)", base->label);
+        s[ns] = (SvgSeries){.label = labels[ns], .x = base->step, .y = zero, .n = base->points, .dashed = 1,
+                            .color = 1};
+        ns++;
+    }
+    for (size_t i = 1; i < n; i++) {
+        const GroupStats *g = &a->group[i];
+        if (!g->dval_mean) continue;
+        snprintf(labels[ns], sizeof labels[ns], "%s (%d)", g->label, g->d_val.n);
+        s[ns] = (SvgSeries){.label = labels[ns], .x = g->step, .y = g->dval_mean, .n = g->points, .color = (int)i + 1};
+        band[ns] = (SvgBand){g->dval_lo, g->dval_hi};
+        ns++;
+    }
+    char title[300], ylabel[300];
+    snprintf(title, sizeof title, "Val loss minus %s's, same seed (mean, min-max band)", base->label);
+    snprintf(ylabel, sizeof ylabel, "val loss - %s's (nats/char)", base->label);
+    SvgChart c = {.title = title, .xlabel = "step", .ylabel = ylabel};
+    int rc = svg_band_chart(path, &c, NULL, s, band, ns);
+    free(zero);
+    free(s);
+    free(band);
+    free(labels);
+    return rc;
+}
+
 int report_write(const Ablation *a, const char *dir) {
     char path[4200];
     snprintf(path, sizeof path, "%s/report.md", dir);
@@ -81,5 +121,7 @@ int report_write(const Ablation *a, const char *dir) {
     snprintf(path, sizeof path, "%s/curves.svg", dir);
     if ((rc = curves(a, path, 0))) return rc;
     snprintf(path, sizeof path, "%s/curves_zoom.svg", dir);
-    return curves(a, path, 1);
+    if ((rc = curves(a, path, 1))) return rc;
+    snprintf(path, sizeof path, "%s/curves_diff.svg", dir);
+    return a->n_main > 1 ? diff_curves(a, path) : 0;
 }
