@@ -1,5 +1,5 @@
-// report.c — `lmtrain report DIR`: report.md, curves.svg and curves_zoom.svg
-// from the finished runs of the ablation in DIR (its ablation.tsv names the
+// report.c — `lmtrain report DIR`: report.md, report.html, curves.svg and
+// curves_zoom.svg from the finished runs of the ablation in DIR (its ablation.tsv names the
 // runs), whoever trained them: `ablate`, or the lines of `ablate --plan` run
 // by xargs, GNU parallel or a Slurm array. Names the runs that are missing or
 // unfinished; the statistics use the finished ones.
@@ -36,7 +36,7 @@ int cmd_report(int argc, char **argv) {
         rc = err_set(ERR_RUNTIME, "report: none of the %zu runs planned in %s has finished; nothing to report", a.n_run,
                      dir);
     else if (!(rc = report_write(&a, dir)))
-        printf("report written to %s/report.md and curves*.svg (%zu of %zu runs finished)\n", dir,
+        printf("report written to %s/report.md, report.html and curves*.svg (%zu of %zu runs finished)\n", dir,
                a.n_finished, a.n_run);
     ablation_free(&a);
     return rc;

@@ -33,7 +33,7 @@ void report_zoom_range(const Ablation *a, double *x0, double *ylo, double *yhi) 
     *yhi = hi + pad;
 }
 
-static int curves(const Ablation *a, const char *path, int zoom) {
+void report_curves_fprint(const Ablation *a, FILE *out, int zoom) {
     size_t n = a->n_main;
     SvgSeries *s = xcalloc(2 * n + 1, sizeof *s);
     SvgBand *band = xcalloc(2 * n + 1, sizeof *band);
@@ -65,16 +65,20 @@ static int curves(const Ablation *a, const char *path, int zoom) {
                  a->n_seeds);
     }
     c.title = title;
-    int rc = svg_band_chart(path, &c, &lim, s, band, ns);
+    svg_band_chart_fprint(out, &c, &lim, s, band, ns);
     free(s);
     free(band);
     free(labels);
-    return rc;
 }
 
-// Each kind's val loss minus the baseline's with the same seed, per step:
-// mean and min-max band over the seeds; the baseline is the line at 0.
-static int diff_curves(const Ablation *a, const char *path) {
+static int curves(const Ablation *a, const char *path, int zoom) {
+    AtomicFile f;
+    if (atomic_open(&f, path)) return ERR_RUNTIME;
+    report_curves_fprint(a, f.f, zoom);
+    return atomic_commit(&f);
+}
+
+void report_diff_curves_fprint(const Ablation *a, FILE *out) {
     size_t n = a->n_main;
     SvgSeries *s = xcalloc(n + 1, sizeof *s);
     SvgBand *band = xcalloc(n + 1, sizeof *band);
@@ -102,12 +106,18 @@ static int diff_curves(const Ablation *a, const char *path) {
     snprintf(title, sizeof title, "Val loss minus %s's, same seed (mean, min-max band)", base->label);
     snprintf(ylabel, sizeof ylabel, "val loss - %s's (nats/char)", base->label);
     SvgChart c = {.title = title, .xlabel = "step", .ylabel = ylabel};
-    int rc = svg_band_chart(path, &c, NULL, s, band, ns);
+    svg_band_chart_fprint(out, &c, NULL, s, band, ns);
     free(zero);
     free(s);
     free(band);
     free(labels);
-    return rc;
+}
+
+static int diff_curves(const Ablation *a, const char *path) {
+    AtomicFile f;
+    if (atomic_open(&f, path)) return ERR_RUNTIME;
+    report_diff_curves_fprint(a, f.f);
+    return atomic_commit(&f);
 }
 
 int report_write(const Ablation *a, const char *dir) {
@@ -123,5 +133,9 @@ int report_write(const Ablation *a, const char *dir) {
     snprintf(path, sizeof path, "%s/curves_zoom.svg", dir);
     if ((rc = curves(a, path, 1))) return rc;
     snprintf(path, sizeof path, "%s/curves_diff.svg", dir);
-    return a->n_main > 1 ? diff_curves(a, path) : 0;
+    if (a->n_main > 1 && (rc = diff_curves(a, path))) return rc;
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    if ((rc = atomic_open(&f, path))) return rc;
+    report_html(a, f.f);
+    return atomic_commit(&f);
 }
