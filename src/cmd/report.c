@@ -30,7 +30,9 @@ int cmd_report(int argc, char **argv) {
     for (size_t i = 0; i < a.n_run; i++)
         if (a.run[i].state != RUN_FINISHED)
             fprintf(stderr, "lmtrain: report: %s/%s: %s\n", dir, a.run[i].plan.rel, run_state_name(a.run[i].state));
-    if (a.n_finished == 0)
+    if (a.n_run == 0)
+        rc = err_set(ERR_RUNTIME, "report: no runs under %s (no ablation.tsv, no run folders)", dir);
+    else if (a.n_finished == 0)
         rc = err_set(ERR_RUNTIME, "report: none of the %zu runs planned in %s has finished; nothing to report", a.n_run,
                      dir);
     else if (!(rc = report_write(&a, dir)))

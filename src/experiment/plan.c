@@ -1,10 +1,13 @@
 // plan.c — see plan.h.
 #include "plan.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "config/config.h"
 
 #include "util/atomic_file.h"
 #include "util/err.h"
@@ -89,13 +92,82 @@ int plan_read(Plan *p, const char *dir) {
     return 0;
 }
 
+static int exists(const char *dir, const char *file);
+
+// rel (under dir) is a run folder: add it, with its group, seed and sweep cell.
+static void discovered(Plan *p, const char *dir, const char *rel) {
+    PlanRun r;
+    memset(&r, 0, sizeof r);
+    r.config = -1;
+    snprintf(r.rel, sizeof r.rel, "%s", rel);
+    snprintf(r.group, sizeof r.group, "%s", rel);
+    char *last = strrchr(r.group, '/'), *end;
+    const char *leaf = last ? last + 1 : r.group;
+    unsigned long long seed = 0;
+    int seeded = !strncmp(leaf, "seed", 4) && leaf[4] && (seed = strtoull(leaf + 4, &end, 10), !*end);
+    if (seeded && last) *last = 0;
+    Config c;
+    char path[4800];
+    snprintf(path, sizeof path, "%s/%s/config.ini", dir, rel);
+    config_defaults(&c);
+    if (config_load(&c, path) != 0) c.seed = seed;
+    r.seed = seeded ? seed : c.seed;
+    const char *slash = strrchr(r.group, '/');
+    snprintf(r.name, sizeof r.name, "%.127s", slash ? slash + 1 : r.group);
+    if (!strncmp(r.group, "sweep_", 6) && slash) {  // sweep_<key>_<value>/<name>: the value follows the last '_'
+        char cell[400];
+        snprintf(cell, sizeof cell, "%.*s", (int)(strchr(r.group, '/') - r.group - 6), r.group + 6);
+        char *us = strrchr(cell, '_');
+        if (us) {
+            *us = 0;
+            snprintf(r.sweep_key, sizeof r.sweep_key, "%.127s", cell);
+            snprintf(r.sweep_value, sizeof r.sweep_value, "%.63s", us + 1);
+        }
+    }
+    p->run = xrealloc(p->run, (p->n + 1) * sizeof *p->run);
+    p->run[p->n++] = r;
+}
+
+static void walk(Plan *p, const char *dir, const char *rel, int depth) {
+    char path[4800];
+    snprintf(path, sizeof path, "%s%s%s", dir, *rel ? "/" : "", rel);
+    if (*rel && exists(path, "config.ini")) {
+        discovered(p, dir, rel);
+        return;  // a run folder: nothing inside is another run
+    }
+    if (depth == 3) return;
+    DIR *d = opendir(path);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char sub[512], full[5400];
+        if ((size_t)snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", e->d_name) >= sizeof sub) continue;
+        snprintf(full, sizeof full, "%s/%s", dir, sub);
+        struct stat st;
+        if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) walk(p, dir, sub, depth + 1);
+    }
+    closedir(d);
+}
+
+static int by_rel(const void *a, const void *b) { return strcmp(((const PlanRun *)a)->rel, ((const PlanRun *)b)->rel); }
+
+int plan_discover(Plan *p, const char *dir) {
+    memset(p, 0, sizeof *p);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return err_set(ERR_RUNTIME, "%s: no such folder", dir);
+    walk(p, dir, "", 0);
+    if (p->n) qsort(p->run, p->n, sizeof *p->run, by_rel);
+    return 0;
+}
+
 void plan_free(Plan *p) {
     free(p->run);
     memset(p, 0, sizeof *p);
 }
 
 static int exists(const char *dir, const char *file) {
-    char path[4300];
+    char path[5000];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     struct stat st;
     return stat(path, &st) == 0;

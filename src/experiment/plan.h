@@ -36,6 +36,11 @@ void plan_add(Plan *p, const char *name, unsigned long long seed, const char *sw
 int plan_write(const Plan *p, const char *dir);
 // Reads DIR/ablation.tsv. ERR_RUNTIME naming the file if it is missing or malformed.
 int plan_read(Plan *p, const char *dir);
+// Without an ablation.tsv: the run folders found under DIR (folders holding a
+// config.ini, up to three levels down), sorted by path; a run's group is its
+// path without a trailing seed<S> folder, a sweep cell's key and value come
+// from its sweep_<key>_<value> folder. 0 (p->n may be 0) or ERR_RUNTIME.
+int plan_discover(Plan *p, const char *dir);
 void plan_free(Plan *p);
 
 // How far a run folder got. A folder only counts as a run of the plan when

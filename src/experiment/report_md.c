@@ -211,6 +211,9 @@ void report_markdown(const Ablation *a, FILE *f) {
                "\"Eval batches\" is the validation loss training logs (the same few random validation batches "
                "at every evaluation); \"whole split\" is `lmtrain eval`: every validation window once.\n",
             a->steps, a->batch_size, a->block_size);
+    if (a->discovered && a->n_main)
+        fprintf(f, "\nThis folder has no `ablation.tsv` (written by `lmtrain ablate`): the runs are the folders found "
+                   "in it, in path order, and the baseline is the first, %s.\n", a->group[0].label);
     size_t missing = a->n_run - a->n_finished;
     if (missing)
         fprintf(f, "\n**Incomplete: %zu of %zu runs are not finished** (see the last table); the statistics use "

@@ -258,7 +258,12 @@ int ablation_load(Ablation *a, const char *dir) {
     snprintf(a->dir, sizeof a->dir, "%s", dir);
     a->level = 0.95;
     Plan p;
-    int rc = plan_read(&p, dir);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/ablation.tsv", dir);
+    FILE *tsv = fopen(path, "r");
+    a->discovered = tsv == NULL;
+    if (tsv) fclose(tsv);
+    int rc = a->discovered ? plan_discover(&p, dir) : plan_read(&p, dir);
     if (rc) return rc;
     a->n_run = p.n;
     a->run = xcalloc(p.n + 1, sizeof *a->run);

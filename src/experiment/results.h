@@ -5,7 +5,7 @@
 // (so another renderer, e.g. HTML, is one more file reading the same structs).
 //
 //     Ablation a;
-//     int rc = ablation_load(&a, "runs/ablation");   // reads DIR/ablation.tsv and every run folder
+//     int rc = ablation_load(&a, "runs/ablation");   // DIR/ablation.tsv and every run folder
 //     ... a.group[g].eval.mean, a.group[g].d_eval.lo ...
 //     ablation_free(&a);
 #pragma once
@@ -66,11 +66,13 @@ typedef struct {
     size_t n_seeds;
     int batches_paired;    // every finished main run with the same seed saw the same batches
     double level;          // of the intervals: 0.95
+    int discovered;        // no ablation.tsv: the runs are the folders found under dir, in path order
 } Ablation;
 
-// Loads DIR/ablation.tsv and every run folder it names. Runs that are not
-// finished are kept with their state (the report names them). 0, or
-// ERR_RUNTIME when DIR holds no ablation or a finished run cannot be read.
+// Loads DIR/ablation.tsv and every run folder it names (without one, the run
+// folders found under DIR: plan_discover). Runs that are not finished are kept
+// with their state (the report names them). 0, or ERR_RUNTIME when DIR is not
+// a folder or a finished run cannot be read.
 int ablation_load(Ablation *a, const char *dir);
 void ablation_free(Ablation *a);
 

@@ -214,6 +214,27 @@ static void test_plan_through_xargs(void) {
     free(b);
 }
 
+// Run folders without the ablation.tsv that names them: `report` finds them
+// (path order: l2 before s2, so linear is the baseline); a folder with no runs
+// at all is an error.
+static void test_report_finds_runs_without_plan_file(void) {
+    char out[512], p[600];
+    tpath(out, sizeof out, "cfgseeds");
+    snprintf(p, sizeof p, "%s/ablation.tsv", out);
+    CHECK(unlink(p) == 0);
+    char *argv[] = {"report", out, NULL};
+    CHECK(run_lmtrain(argv) == 0);
+    char *r = report_of(out);
+    CHECK(r && strstr(r, "has no `ablation.tsv`") && strstr(r, "the baseline is the first, linear"));
+    CHECK(r && strstr(r, "\n| linear | 2 |") && strstr(r, "\n| softmax | 2 |") && strstr(r, "`s2/seed6/` | 6 | finished"));
+    free(r);
+    tpath(out, sizeof out, "no-runs");
+    mkdir(out, 0777);
+    char *empty[] = {"report", out, NULL};
+    CHECK(run_lmtrain(empty) == 1);
+    CHECK(strstr(e2e_out, "no runs under") != NULL);
+}
+
 int main(void) {
     e2e_setup();
     tpath(corpus, sizeof corpus, "corpus.txt");
@@ -226,6 +247,7 @@ int main(void) {
     TEST(test_unfinished_needs_resume);
     TEST(test_seeds_from_config_and_bad_counts);
     TEST(test_plan_through_xargs);
+    TEST(test_report_finds_runs_without_plan_file);
     e2e_teardown();
     return test_summary();
 }
