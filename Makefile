@@ -1,7 +1,8 @@
 # lmtrain — build, test, data, ablation. GNU Make, gcc, nothing else.
 #
 #   make              build ./lmtrain
-#   make test         build and run every test (SAN=1: under ASan + UBSan)
+#   make test         build and run every test (SAN=1: under ASan + UBSan;
+#                     KERNELS=avx2 or portable: with that kernel path forced)
 #   make data         put data/tinyshakespeare.txt in place (SHAKESPEARE=path to copy a local file)
 #   make ablation     the three-way ablation into runs/ablation, SEEDS seeds each (default 3;
 #                     SEEDS=1 the quick one-seed version)
@@ -16,12 +17,32 @@ CFLAGS  ?= -O3 -march=native
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
 LDLIBS  += -lm -lpthread
 
+BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
 BUILD   := build
+# SAN=1: ASan + UBSan, still -march=native so the AVX-512 kernels run under them.
 ifeq ($(SAN),1)
 BUILD   := build-san
-CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-           -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
+CFLAGS  := -O1 -g -march=native -fno-omit-frame-pointer -fsanitize=address,undefined \
+           -fno-sanitize-recover=undefined $(BASE_CFLAGS)
 LDFLAGS += -fsanitize=address,undefined
+endif
+# The kernels pick their code path at compile time (#if __AVX512F__, __AVX2__ &&
+# __FMA__, else plain C). KERNELS=avx2 or KERNELS=portable builds and tests one
+# of the other paths in its own folder, so every variant of every kernel is
+# tested on an AVX-512 machine too (CI runs all three).
+ifneq ($(KERNELS),)
+ifeq ($(SAN),1)
+$(error SAN=1 and KERNELS=... are separate builds: give one)
+endif
+endif
+ifeq ($(KERNELS),avx2)
+BUILD   := build-avx2
+CFLAGS  := -O2 -mavx2 -mfma $(BASE_CFLAGS)
+else ifeq ($(KERNELS),portable)
+BUILD   := build-portable
+CFLAGS  := -O2 $(BASE_CFLAGS)
+else ifneq ($(KERNELS),)
+$(error KERNELS must be avx2 or portable, not "$(KERNELS)")
 endif
 
 SRCS      := $(shell find src -name '*.c' ! -name main.c | sort)
@@ -32,7 +53,7 @@ TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 # writes): tests/<layer>/*_read.c, linked into the tests, never the binary.
 TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
-BIN       := $(if $(filter 1,$(SAN)),$(BUILD)/lmtrain,lmtrain)
+BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
 .PHONY: all test data ablation recall bench clean
 all: $(BIN)
@@ -84,7 +105,7 @@ recall: $(BIN)
 	./$(BIN) ablate $(RECALL_CONFIGS) --out runs/recall_sweep --set model.d_model=32 --sweep data.pairs=2,4,8,16
 
 clean:
-	rm -rf build build-san lmtrain
+	rm -rf build build-san build-avx2 build-portable lmtrain
 
 -include $(OBJS:.o=.d) $(TEST_LIB_OBJS:.o=.d) $(BUILD)/src/main.d
 
