@@ -35,7 +35,7 @@
 enum { LAYERS = 4, HEADS = 4, D_MODEL = 128, FAR = 16384, NEAR = 64, BURST = 16 };
 
 enum { OUT_NEAR_S, OUT_NEAR_REPS, OUT_FAR_S, OUT_FAR_REPS, OUT_NEAR_STATE, OUT_FAR_STATE, OUT_FILL_S,
-       OUT_HOW, OUT_NEAR_CPU, OUT_FAR_CPU, OUT_NEAR_CPU_S, OUT_FAR_CPU_S };
+       OUT_HOW, OUT_NEAR_CPU, OUT_FAR_CPU, OUT_NEAR_CPU_S, OUT_FAR_CPU_S, OUT_WEIGHT_BYTES };
 
 // how position 16384 was reached
 enum { HOW_STEPS, HOW_COPY, HOW_JUMP };
@@ -126,6 +126,7 @@ static int gen_child(void *ctx, double *out) {
     out[OUT_FAR_CPU] = far.cpu_share;
     out[OUT_FAR_CPU_S] = far.cpu_median / BURST;
     out[OUT_FAR_STATE] = (double)generator_state_bytes_used(&x.g);
+    out[OUT_WEIGHT_BYTES] = 4.0 * (double)m.n_weights;  // every matrix is read once per token
 
     sampler_free(&x.s);
     generator_free(&x.g);
@@ -139,21 +140,23 @@ int bench_part_generate(const BenchOpts *o) {
     AtomicFile a;
     int rc = atomic_open(&a, path);
     if (rc) return rc;
-    fprintf(a.f, "kind,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,how\n");
+    fprintf(a.f, "kind,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,"
+                 "bytes_per_token,gbs_cpu,how\n");
 
     printf("== Generation: generator_step + sampler_next per token, 1 thread (as `sample`) ==\n"
            "  model: layers %d, heads %d, d_model %d, ffn 4, vocab %d, pos none, block_size (KV window) %d\n"
            "  time: median of timed bursts of %d tokens, wall clock (tokens/s) and CPU time; state:\n"
-           "  attention cache/state in use\n\n",
-           LAYERS, HEADS, D_MODEL, BENCH_VOCAB, FAR, BURST);
-    printf("  %-13s %22s %8s %10s %22s %8s %10s  %s\n", "kind", "@64: us/tok (tok/s)", "cpu us", "state",
-           "@16384: us/tok (tok/s)", "cpu us", "state", "how 16384 was reached");
+           "  attention cache/state in use; GB/s: the bytes a token must read (weights + state in use)\n"
+           "  per CPU-second, against the 1-thread DRAM read bandwidth of part peak (%.1f GB/s)\n\n",
+           LAYERS, HEADS, D_MODEL, BENCH_VOCAB, FAR, BURST, o->mem_gbs);
+    printf("  %-13s %22s %8s %10s %6s %22s %8s %10s %6s %5s  %s\n", "kind", "@64: us/tok (tok/s)", "cpu us", "state",
+           "GB/s", "@16384: us/tok (tok/s)", "cpu us", "state", "GB/s", "% bw", "how 16384 was reached");
     for (int k = 0; k < o->n_kinds; k++) {
         GenJob j = {.o = o, .kind = o->kinds[k]};
         BenchResult r;
         if (bench_in_child(gen_child, &j, &r)) {
             printf("  %-13s failed: %s\n", o->kinds[k], err_msg());
-            fprintf(a.f, "%s,%d,,,,,,,failed\n%s,%d,,,,,,,failed\n", o->kinds[k], NEAR, o->kinds[k], FAR);
+            fprintf(a.f, "%s,%d,,,,,,,,,failed\n%s,%d,,,,,,,,,failed\n", o->kinds[k], NEAR, o->kinds[k], FAR);
             continue;
         }
         const double *v = r.out;
@@ -164,15 +167,18 @@ int bench_part_generate(const BenchOpts *o) {
         snprintf(c2, sizeof c2, "%.1f (%.0f)", v[OUT_FAR_S] * 1e6, 1.0 / v[OUT_FAR_S]);
         const char *hw = HOW[(int)v[OUT_HOW]];
         snprintf(how, sizeof how, "%s (%.1f s)", hw, v[OUT_FILL_S]);
-        printf("  %-13s %22s %8.1f %10s %22s %8.1f %10s  %s\n", o->kinds[k], c1, v[OUT_NEAR_CPU_S] * 1e6, s1,
-               c2, v[OUT_FAR_CPU_S] * 1e6, s2, how);
+        double b1 = v[OUT_WEIGHT_BYTES] + v[OUT_NEAR_STATE], b2 = v[OUT_WEIGHT_BYTES] + v[OUT_FAR_STATE];
+        double g1 = b1 / v[OUT_NEAR_CPU_S] * 1e-9, g2 = b2 / v[OUT_FAR_CPU_S] * 1e-9;
+        printf("  %-13s %22s %8.1f %10s %6.1f %22s %8.1f %10s %6.1f %4.0f%%  %s\n", o->kinds[k], c1,
+               v[OUT_NEAR_CPU_S] * 1e6, s1, g1, c2, v[OUT_FAR_CPU_S] * 1e6, s2, g2,
+               o->mem_gbs > 0 ? 100.0 * g2 / o->mem_gbs : NAN, how);
         fflush(stdout);
-        fprintf(a.f, "%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,real steps\n", o->kinds[k], NEAR,
+        fprintf(a.f, "%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%.0f,%.3f,real steps\n", o->kinds[k], NEAR,
                 (int)v[OUT_NEAR_REPS], v[OUT_NEAR_S] * 1e6, 1.0 / v[OUT_NEAR_S], v[OUT_NEAR_CPU],
-                v[OUT_NEAR_CPU_S] * 1e6, v[OUT_NEAR_STATE]);
-        fprintf(a.f, "%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%s\n", o->kinds[k], FAR, (int)v[OUT_FAR_REPS],
+                v[OUT_NEAR_CPU_S] * 1e6, v[OUT_NEAR_STATE], b1, g1);
+        fprintf(a.f, "%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%.0f,%.3f,%s\n", o->kinds[k], FAR, (int)v[OUT_FAR_REPS],
                 v[OUT_FAR_S] * 1e6, 1.0 / v[OUT_FAR_S], v[OUT_FAR_CPU], v[OUT_FAR_CPU_S] * 1e6, v[OUT_FAR_STATE],
-                hw);
+                b2, g2, hw);
     }
     printf("\n");
     return atomic_commit(&a);

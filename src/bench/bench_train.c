@@ -1,7 +1,9 @@
 // bench_train.c — part "train": tokens/s of full training steps (forward,
 // backward, gradient norm, AdamW) for two model sizes and each kind, the
 // GFLOP/s that is (FLOPs from bench_flops.c) and its share of the measured
-// all-threads FMA peak. Printed and written to throughput.csv.
+// all-threads FMA peak; with several threads, also the thread efficiency
+// (tokens per CPU-second against a 1-thread run of the same step). Printed
+// and written to throughput.csv.
 //
 // The batch is random tokens, drawn once: a step's cost does not depend on the
 // token values, and leaving the data loader out measures the model alone.
@@ -90,7 +92,7 @@ int bench_part_train(const BenchOpts *o) {
     fprintf(a.f, "config,kind,layers,heads,d_model,block_size,batch_size,params,reps,step_s_median,"
                  "step_s_min,step_s_max,tokens_per_s,flops_per_token_dense,flops_per_token_attention,"
                  "gflops,peak_gflops,pct_of_peak,cpu_share,cpu_s_median,pct_of_peak_while_running,peak_rss_bytes,"
-                 "alloc_bytes\n");
+                 "alloc_bytes,tokens_per_cpu_s,tokens_per_cpu_s_1thread,thread_efficiency\n");
 
     printf("== Training throughput: full steps (forward + backward + AdamW), %d threads ==\n", o->threads);
     printf("  FLOPs per token: 6 x matmul weights (tied head included) + attention as its kernels\n"
@@ -98,10 +100,14 @@ int bench_part_train(const BenchOpts *o) {
            "  %% peak: GFLOP/s (wall clock) / the %d-thread FMA peak by CPU time, %.1f GFLOP/s.\n"
            "  cpu%%: CPU time / (wall x threads); well under 100%% means other processes had the cores.\n"
            "  %% busy: FLOPs per CPU-second / one thread's share of the peak: how much of the FMA rate the\n"
-           "  threads reach while they run (load-independent; idle waiting is not counted).\n\n",
-           o->threads, o->peak_all);
-    printf("  %-26s %-13s %9s %10s %8s %7s %10s %5s %5s %7s %10s\n", "config", "kind", "tokens/s", "MFLOP/tok",
-           "GFLOP/s", "% peak", "step ms", "n", "cpu%", "% busy", "peak RSS");
+           "  threads reach while they run (load-independent; idle waiting is not counted).\n"
+           "  %s\n\n",
+           o->threads, o->peak_all,
+           o->threads > 1 ? "thr eff: tokens per CPU-second at these threads / the same at 1 thread (measured\n"
+                            "  again at 1 thread): what the extra threads cost in CPU time (load-independent)"
+                          : "");
+    printf("  %-26s %-13s %9s %10s %8s %7s %10s %5s %5s %7s %10s %8s\n", "config", "kind", "tokens/s", "MFLOP/tok",
+           "GFLOP/s", "% peak", "step ms", "n", "cpu%", "% busy", "peak RSS", o->threads > 1 ? "thr eff" : "");
     for (size_t si = 0; si < BENCH_N_SIZES; si++) {
         if (!(o->sizes & (1 << si))) continue;
         const BenchSize *s = &BENCH_SIZES[si];
@@ -112,7 +118,7 @@ int bench_part_train(const BenchOpts *o) {
             BenchResult r;
             if (bench_in_child(train_child, &j, &r)) {
                 printf("  %-26s %-13s failed: %s\n", label, o->kinds[k], err_msg());
-                fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,,,\n", s->name, o->kinds[k], s->layers,
+                fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,,,,,,\n", s->name, o->kinds[k], s->layers,
                         s->heads, s->d_model, s->block_size, s->batch_size);
                 continue;
             }
@@ -127,6 +133,17 @@ int bench_part_train(const BenchOpts *o) {
                                           : NAN;
             char rss[32];
             format_bytes(rss, sizeof rss, r.peak_rss);
+            // the same step on one thread: tokens per CPU-second should not fall with more threads
+            double per_cpu = tokens / v[OUT_CPU_MEDIAN], per_cpu_1 = NAN;
+            if (o->threads > 1) {
+                BenchOpts one = *o;
+                one.threads = 1;
+                TrainJob j1 = {.o = &one, .kind = o->kinds[k], .size = s};
+                BenchResult r1;
+                if (!bench_in_child(train_child, &j1, &r1)) per_cpu_1 = tokens / r1.out[OUT_CPU_MEDIAN];
+            }
+            char eff[16] = "";
+            if (!isnan(per_cpu_1)) snprintf(eff, sizeof eff, "%.0f%%", 100.0 * per_cpu / per_cpu_1);
             // a kind whose attention FLOPs bench_flops.c does not model gets "n/a", not a guess
             char mf[16] = "n/a", gf[16] = "n/a", pc[16] = "n/a", bz[16] = "n/a";
             if (!isnan(flops)) {
@@ -135,15 +152,15 @@ int bench_part_train(const BenchOpts *o) {
                 snprintf(pc, sizeof pc, "%.1f%%", pct);
                 snprintf(bz, sizeof bz, "%.1f%%", busy);
             }
-            printf("  %-26s %-13s %9.0f %10s %8s %7s %10.2f %5d %4.0f%% %7s %10s\n", label, o->kinds[k], tok_s,
-                   mf, gf, pc, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], bz, rss);
+            printf("  %-26s %-13s %9.0f %10s %8s %7s %10.2f %5d %4.0f%% %7s %10s %8s\n", label, o->kinds[k], tok_s,
+                   mf, gf, pc, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], bz, rss, eff);
             fflush(stdout);
             fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.6g,%.2f,"
-                         "%.0f,%.0f\n",
+                         "%.0f,%.0f,%.1f,%.1f,%.4f\n",
                     s->name, o->kinds[k], s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
                     v[OUT_PARAMS], (int)v[OUT_REPS], v[OUT_MEDIAN], v[OUT_MIN], v[OUT_MAX], tok_s,
                     v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, v[OUT_CPU], v[OUT_CPU_MEDIAN], busy,
-                    r.peak_rss, v[OUT_ALLOC]);
+                    r.peak_rss, v[OUT_ALLOC], per_cpu, per_cpu_1, per_cpu / per_cpu_1);
         }
     }
     printf("\n");

@@ -15,7 +15,8 @@
 //                                                                    memory_vs_length.svg
 //   generate  generator_step time/token at positions 64 and 16384 -> generate.csv
 //   profile   a training step's time per op, fwd and bwd          -> profile.csv
-// "train" and "profile" need the peak for their % columns, so they run "peak" too.
+// "train", "profile" and "generate" need the peak part's FMA peak or memory
+// bandwidth for their % columns, so they run "peak" too.
 //
 // --sizes: the model sizes of parts "train" and "profile" (bench_train.c).
 //
@@ -173,7 +174,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
         }
     }
     if (!*parts) *parts = PART_PEAK | PART_TRAIN | PART_LENGTH | PART_GENERATE;
-    if (*parts & (PART_TRAIN | PART_PROFILE)) *parts |= PART_PEAK;  // % of peak needs the peak
+    // % of peak and % of bandwidth need the peak part's measurements
+    if (*parts & (PART_TRAIN | PART_PROFILE | PART_GENERATE)) *parts |= PART_PEAK;
     if ((rc = each_item("--kinds", kinds ? kinds : "softmax,linear,linear_decay", item_kind, o))) return rc;
     if ((rc = each_item("--sizes", sizes ? sizes : "baby,large", item_size, o))) return rc;
     if ((rc = each_item("--seq", seq ? seq : "256,1024,4096,16384", item_seq, o))) return rc;

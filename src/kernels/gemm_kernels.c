@@ -131,6 +131,13 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
     __m512 acc[8][2];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
+    // The C tile is read (beta != 0) or written only after the k loop; its 8
+    // rows lie ldc apart, a pattern the hardware prefetcher does not follow,
+    // so ask for them now and let the misses overlap the arithmetic.
+    for (size_t i = 0; i < mr; i++) {
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
+    }
     for (size_t k = 0; k < kc; k++) {
         __m512 b0 = _mm512_load_ps(bp + k * 32), b1 = _mm512_load_ps(bp + k * 32 + 16);
 #pragma GCC unroll 8
@@ -156,44 +163,45 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
     }
 }
 
-// Outputs 64 at a time (4 zmm of running results), K blocks as in gemm.c.
+// Up to 256 outputs at a time (16 zmm accumulators), K blocks as in gemm.c.
+// Each k then reads one contiguous run of up to 1 KiB of x's row k: for a
+// matrix-vector product over a k-major weight (generation) that streams the
+// weight through once, in order, which the hardware prefetcher follows.
+#define VEC_Q 16
 void gemm_vec(size_t r0, size_t r1, size_t K, size_t kb, float alpha, const float *x, size_t ldx,
               const float *s, size_t incs, float beta, float *y, size_t incy) {
     __m512 va = _mm512_set1_ps(alpha);
-    for (size_t r = r0; r < r1; r += 64) {
-        size_t n = min_sz(64, r1 - r);
-        __mmask16 m[4];
-        __m512 out[4];
-        float tmp[64];  // y gathered / to scatter when incy != 1
-        for (int q = 0; q < 4; q++) {
-            m[q] = mask_first(n > 16 * (size_t)q ? n - 16 * (size_t)q : 0);
-            out[q] = _mm512_setzero_ps();
-        }
-        if (beta != 0.0f) {
-            for (size_t i = 0; i < n; i++) tmp[i] = y[(r + i) * incy];
-            for (int q = 0; q < 4; q++) out[q] = _mm512_maskz_loadu_ps(m[q], tmp + 16 * q);
-        }
+    for (size_t r = r0; r < r1; r += 16 * VEC_Q) {
+        size_t n = min_sz(16 * VEC_Q, r1 - r);
+        size_t nq = (n + 15) / 16;  // accumulators in use
+        __mmask16 m[VEC_Q];
+        float out[16 * VEC_Q] __attribute__((aligned(64)));  // running results
+        for (size_t q = 0; q < VEC_Q; q++) m[q] = mask_first(n > 16 * q ? n - 16 * q : 0);
+        if (beta != 0.0f)
+            for (size_t i = 0; i < n; i++) out[i] = y[(r + i) * incy];
         for (size_t k0 = 0; k0 < K; k0 += kb) {
             size_t k1 = min_sz(K, k0 + kb);
-            __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
-                             _mm512_setzero_ps()};
+            __m512 acc[VEC_Q];
+#pragma GCC unroll 16
+            for (size_t q = 0; q < VEC_Q; q++) acc[q] = _mm512_setzero_ps();
             for (size_t k = k0; k < k1; k++) {
                 __m512 sk = _mm512_set1_ps(s[k * incs]);
                 const float *xk = x + k * ldx + r;
-#pragma GCC unroll 4
-                for (int q = 0; q < 4; q++)  // a zero mask reads nothing
-                    acc[q] = _mm512_fmadd_ps(sk, _mm512_maskz_loadu_ps(m[q], xk + 16 * q), acc[q]);
+#pragma GCC unroll 16
+                for (size_t q = 0; q < VEC_Q; q++)
+                    if (q < nq) acc[q] = _mm512_fmadd_ps(sk, _mm512_maskz_loadu_ps(m[q], xk + 16 * q), acc[q]);
             }
             float b = k0 == 0 ? beta : 1.0f;
             __m512 vb = _mm512_set1_ps(b);
-#pragma GCC unroll 4
-            for (int q = 0; q < 4; q++) {
+#pragma GCC unroll 16
+            for (size_t q = 0; q < VEC_Q; q++) {
+                if (q >= nq) break;
                 __m512 t = _mm512_mul_ps(va, acc[q]);
-                out[q] = b != 0.0f ? _mm512_fmadd_ps(vb, out[q], t) : t;
+                if (b != 0.0f) t = _mm512_fmadd_ps(vb, _mm512_load_ps(out + 16 * q), t);
+                _mm512_store_ps(out + 16 * q, t);
             }
         }
-        for (int q = 0; q < 4; q++) _mm512_storeu_ps(tmp + 16 * q, out[q]);
-        for (size_t i = 0; i < n; i++) y[(r + i) * incy] = tmp[i];
+        for (size_t i = 0; i < n; i++) y[(r + i) * incy] = out[i];
     }
 }
 

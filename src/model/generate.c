@@ -5,9 +5,10 @@
 //   per layer:  x += proj(Attn(LN1(x)))       (Attn = the kind's one-token step)
 //               x += fc_proj(gelu(fc(LN2(x))))  (when ffn_mult > 0)
 //   logits = wte @ LN_f(x)                      (tied head)
-// matmul_forward runs gemm with one row; gemm computes each output element by
-// the same chain of operations whatever the row count, so these projections
-// are bit-identical to the training forward's rows. Only attention differs in
+// matvec_forward runs gemm's one-row path on a transposed copy of each weight
+// (contiguous loads, no transposes while stepping); gemm computes each output
+// element by the same chain of operations whatever the row count or operand
+// layout, so these projections are bit-identical to the training forward's rows. Only attention differs in
 // form (recurrent vs chunkwise / tiled), hence only rounding-level differences.
 #include "generate.h"
 
@@ -46,10 +47,44 @@ void generator_init(Generator *g, const Model *m) {
     g->fc = alloc_floats(m->F);
     g->fc_act = alloc_floats(m->F);
     g->logits = alloc_floats(m->V);
+    // transposed weight copies: qkv, proj (and fc, fc_proj) per layer, the head
+    size_t per_layer = C * W + C * C + 2 * C * m->F, total_wt;
+    if (!size_mul(m->L, per_layer, &total_wt) || total_wt + C * m->V < total_wt) {
+        fprintf(stderr, "lmtrain: generation weights too large\n");
+        exit(ERR_RUNTIME);
+    }
+    g->wt = alloc_floats(total_wt + C * m->V);
+    g->lw = xcalloc(m->L ? m->L : 1, sizeof *g->lw);
+    float *p = g->wt;
+    for (size_t l = 0; l < m->L; l++) {
+        GenLayerWeights *lw = &g->lw[l];
+        lw->qkv = p, p += C * W;
+        lw->proj = p, p += C * C;
+        if (m->F) lw->fc = p, p += C * m->F, lw->fc_proj = p, p += m->F * C;
+    }
+    g->head = p;
+    generator_refresh(g);
     generator_reset(g);
 }
 
+void generator_refresh(Generator *g) {
+    const Model *m = g->m;
+    for (size_t l = 0; l < m->L; l++) {
+        const Layer *y = &m->layer[l];
+        GenLayerWeights *lw = &g->lw[l];
+        transpose_copy(lw->qkv, y->qkv->data, y->qkv->rows, y->qkv->cols);
+        transpose_copy(lw->proj, y->proj->data, y->proj->rows, y->proj->cols);
+        if (lw->fc) {
+            transpose_copy(lw->fc, y->fc->data, y->fc->rows, y->fc->cols);
+            transpose_copy(lw->fc_proj, y->fc_proj->data, y->fc_proj->rows, y->fc_proj->cols);
+        }
+    }
+    transpose_copy(g->head, m->wte->data, m->wte->rows, m->wte->cols);
+}
+
 void generator_free(Generator *g) {
+    free(g->wt);
+    free(g->lw);
     free(g->state);
     free(g->prev_k);
     free(g->x);
@@ -90,7 +125,7 @@ static void attention_block(Generator *g, size_t l, size_t pos) {
     const Layer *y = &m->layer[l];
     size_t C = m->C, W = y->qkv->rows;
     layernorm_forward(g->h, NULL, NULL, g->x, y->ln1_w->data, y->ln1_b->data, 1, C);
-    matmul_forward(g->qkv, g->h, y->qkv->data, 1, C, W);  // (W) = q | k | v | aux
+    matvec_forward(g->qkv, g->h, g->lw[l].qkv, C, W);  // (W) = q | k | v | aux
     const float *q = g->qkv, *k = g->qkv + C, *v = g->qkv + 2 * C, *aux = g->qkv + 3 * C;
     if (g->prev_k) {
         // k_t = W_k x_{t-1}: read the previous token's key, keep this one for the next
@@ -108,7 +143,7 @@ static void attention_block(Generator *g, size_t l, size_t pos) {
         layernorm_forward(g->att2, NULL, NULL, g->att, y->lnh_w->data, y->lnh_b->data, m->H, m->dh);
         a = g->att2;
     }
-    matmul_forward(g->proj, a, y->proj->data, 1, C, C);
+    matvec_forward(g->proj, a, g->lw[l].proj, C, C);
     add_forward(g->x, g->x, g->proj, C);
 }
 
@@ -118,9 +153,9 @@ static void ffn_block(Generator *g, size_t l) {
     const Layer *y = &m->layer[l];
     size_t C = m->C, F = m->F;
     layernorm_forward(g->h, NULL, NULL, g->x, y->ln2_w->data, y->ln2_b->data, 1, C);
-    matmul_forward(g->fc, g->h, y->fc->data, 1, C, F);
+    matvec_forward(g->fc, g->h, g->lw[l].fc, C, F);
     gelu_forward(g->fc_act, g->fc, F);
-    matmul_forward(g->proj, g->fc_act, y->fc_proj->data, 1, F, C);
+    matvec_forward(g->proj, g->fc_act, g->lw[l].fc_proj, F, C);
     add_forward(g->x, g->x, g->proj, C);
 }
 
@@ -136,7 +171,7 @@ const float *generator_step(Generator *g, int token, size_t pos) {
         if (m->F) ffn_block(g, l);
     }
     layernorm_forward(g->h, NULL, NULL, g->x, m->lnf_w->data, m->lnf_b->data, 1, C);
-    matmul_forward(g->logits, g->h, m->wte->data, 1, C, m->V);  // tied head
+    matvec_forward(g->logits, g->h, g->head, C, m->V);  // tied head
     g->pos = pos + 1;
     return g->logits;
 }

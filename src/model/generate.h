@@ -9,6 +9,8 @@
 //   fast weights   the recurrent form, one float32 S (dh x dh) and z (dh) per
 //                  head and layer, updated in place: memory does not grow
 // Everything is allocated by generator_init; generator_step never allocates.
+// The matrices are read through transposed copies (see Generator.wt): the
+// products are the same arithmetic as the training forward's rows, bit for bit.
 //
 // Positions. The token absorbed at `pos` (0-based: tokens absorbed before it
 // since the last reset) gets the position embedding row min(pos, block_size-1):
@@ -42,8 +44,23 @@
 typedef void (*GenLayerHook)(void *ctx, size_t layer, size_t pos, const float *q, const float *k,
                              const float *v, const float *aux, const float *y);
 
+// The projection weights of one layer, k-major (transposed) for matvec_forward.
+typedef struct {
+    float *qkv;      // (C, 3C + H*n_aux)
+    float *proj;     // (C, C)
+    float *fc;       // (C, F) or NULL
+    float *fc_proj;  // (F, C) or NULL
+} GenLayerWeights;
+
 typedef struct {
     const Model *m;
+    // Transposed copies of the model's matrices, taken by generator_init: a
+    // one-token step is then a stream of contiguous multiply-adds over each
+    // weight (matvec_forward). A generator therefore sees the weights as they
+    // were at init; call generator_refresh after changing them.
+    float *wt;            // the block holding all copies
+    GenLayerWeights *lw;  // (L)
+    float *head;          // (C, V) wte transposed: the tied output head
     size_t window;        // KV-cache capacity in tokens (= block_size); ignored by fast-weight kinds
     size_t state_floats;  // floats of attention state per layer: kind->state_floats(window)
     size_t pos;           // tokens absorbed since the last reset
@@ -68,6 +85,8 @@ typedef struct {
 // resets it. Exits on out-of-memory like every setup allocation.
 void generator_init(Generator *g, const Model *m);
 void generator_free(Generator *g);
+// Re-reads the model's weights into the generator's transposed copies.
+void generator_refresh(Generator *g);
 // Forgets the sequence: empty cache / initial state (zero, or I and 1 with
 // state_init = identity), previous keys zero, pos = 0.
 void generator_reset(Generator *g);

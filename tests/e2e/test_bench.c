@@ -105,7 +105,8 @@ static void test_peak_and_generate_parts(void) {
     free(csv);
     snprintf(p, sizeof p, "%s/generate.csv", out);
     csv = read_all(p, NULL);
-    hdr = "kind,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,how\n";
+    hdr = "kind,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,bytes_per_token,"
+          "gbs_cpu,how\n";
     CHECK(csv && !strncmp(csv, hdr, strlen(hdr)));
     CHECK(csv && count_lines(csv) == 3);
     const char *r64 = csv ? strstr(csv, "\nlinear,64,") : NULL, *rfar = csv ? strstr(csv, "\nlinear,16384,") : NULL;
@@ -115,6 +116,8 @@ static void test_peak_and_generate_parts(void) {
         CHECK(csv_field(r64 + 1, 6) > 0 && csv_field(rfar + 1, 6) > 0);
         // a fast-weight state does not grow with the position
         CHECK(csv_field(r64 + 1, 7) > 0 && csv_field(r64 + 1, 7) == csv_field(rfar + 1, 7));
+        // bytes read per token: at least the state, plus the weights; and their rate
+        CHECK(csv_field(r64 + 1, 8) > csv_field(r64 + 1, 7) && csv_field(rfar + 1, 9) > 0);
     }
     free(csv);
 }
