@@ -10,6 +10,7 @@
 #   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
 #   make test-valgrind  training, resume and sampling under valgrind memcheck
+#   make test-html    report.html rendered in headless Chromium (needs Debian's chromium)
 
 CC      ?= gcc
 # No -ffast-math: it makes isnan() lie and NaN detection is a feature.
@@ -55,7 +56,7 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test data ablation recall bench clean
+.PHONY: all test test-html data ablation recall bench clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -103,6 +104,11 @@ RECALL_CONFIGS := configs/recall_softmax.ini configs/recall_linear.ini configs/r
 recall: $(BIN)
 	./$(BIN) ablate $(RECALL_CONFIGS) --out runs/recall
 	./$(BIN) ablate $(RECALL_CONFIGS) --out runs/recall_sweep --set model.d_model=32 --sweep data.pairs=2,4,8,16
+
+# report.html opened in a real browser: every chart and table rendered, no
+# parse error, not a blank page (tests/html/render_check.sh; CI runs it)
+test-html: $(BIN)
+	sh tests/html/render_check.sh ./$(BIN)
 
 clean:
 	rm -rf build build-san build-avx2 build-portable lmtrain
