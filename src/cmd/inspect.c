@@ -31,7 +31,7 @@
 
 #include "cmd/commands.h"
 #include "cmd/inspect_probe.h"
-#include "cmd/opt.h"
+#include "cmd/args.h"
 #include "cmd/run_load.h"
 #include "format/svg.h"
 #include "format/svg_heatmap.h"
@@ -724,45 +724,30 @@ out:
 
 static int parse(int argc, char **argv, InspectOpts *o) {
     *o = (InspectOpts){.stretch = 4096, .drift_tokens = 100000, .fp16_tokens = 100000, .seed = 1337};
-    const char *cmd = "inspect", *v;
-    int rc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--run")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &o->run))) return rc;
-        } else if (!strcmp(a, "--stretch")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 1, 100000000, &o->stretch)))
-                return rc;
-        } else if (!strcmp(a, "--drift-tokens")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 0, 1000000000, &o->drift_tokens)))
-                return rc;
-        } else if (!strcmp(a, "--fp16-tokens")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 0, 1000000000, &o->fp16_tokens)))
-                return rc;
-        } else if (!strcmp(a, "--layer")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_size(cmd, a, v, 0, 1 << 20, &o->layer)))
-                return rc;
-        } else if (!strcmp(a, "--head")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_size(cmd, a, v, 0, 1 << 20, &o->head)))
-                return rc;
-        } else if (!strcmp(a, "--seed")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_u64(cmd, a, v, &o->seed))) return rc;
-        } else {
-            return err_set(ERR_USAGE, "inspect: unknown option '%s'\nusage: lmtrain inspect --run DIR "
-                                      "[--stretch N] [--drift-tokens N] [--fp16-tokens N] [--layer L] [--head H] [--seed S]", a);
-        }
-    }
-    if (!o->run) return err_set(ERR_USAGE, "inspect: missing --run DIR (a run folder with checkpoint.bin)");
-    return 0;
+    const ArgOpt opts[] = {
+        {"--run", ARG_STRING, &o->run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+        {"--stretch", ARG_SIZE, &o->stretch, "N", .help = "validation tokens for the state-norm curve", .lo = 1, .hi = 1e8},
+        {"--drift-tokens", ARG_SIZE, &o->drift_tokens, "N", .help = "generated tokens for the float16 drift study; 0 = skip",
+         .lo = 0, .hi = 1e9},
+        {"--fp16-tokens", ARG_SIZE, &o->fp16_tokens, "N", .help = "validation tokens for the float16 loss study",
+         .lo = 0, .hi = 1e9},
+        {"--layer", ARG_SIZE, &o->layer, "L", .help = "the layer of the heatmaps and attention pictures (from 0)",
+         .lo = 0, .hi = 1 << 20},
+        {"--head", ARG_SIZE, &o->head, "H", .help = "the head of the state heatmaps (from 0)", .lo = 0, .hi = 1 << 20},
+        {"--seed", ARG_U64, &o->seed, "S", .help = "random seed of the drift study's sampler"},
+    };
+    const ArgSpec spec = {"inspect", "--run DIR [options]",
+                          "Fast-weight diagnostics of a trained run: lambda per head, state norms, training vs\n"
+                          "generation form, float16 drift and loss, memory against length, state heatmaps and\n"
+                          "the implied attention matrix (DIR/inspect/).",
+                          ARGS_TABLE(opts)};
+    return args_parse(&spec, argc, argv);
 }
 
 int cmd_inspect(int argc, char **argv) {
     InspectOpts o;
     int rc = parse(argc, argv, &o);
-    if (rc) return rc;
+    if (rc) return args_status(rc);
     LoadedRun r;
     if ((rc = run_load(&r, o.run))) return rc;
     const Model *m = &r.model;

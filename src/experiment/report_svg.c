@@ -31,7 +31,7 @@ void report_zoom_range(const Ablation *a, double *x0, double *ylo, double *yhi) 
     *yhi = hi + pad;
 }
 
-static int curves(const Ablation *a, const char *path, int zoom) {
+void report_curves_fprint(const Ablation *a, FILE *out, int zoom) {
     size_t n = a->n_main;
     SvgSeries *s = xcalloc(2 * n + 1, sizeof *s);
     SvgBand *band = xcalloc(2 * n + 1, sizeof *band);
@@ -63,11 +63,17 @@ static int curves(const Ablation *a, const char *path, int zoom) {
                  a->n_seeds);
     }
     c.title = title;
-    int rc = svg_band_chart(path, &c, &lim, s, band, ns);
+    svg_band_chart_fprint(out, &c, &lim, s, band, ns);
     free(s);
     free(band);
     free(labels);
-    return rc;
+}
+
+static int curves(const Ablation *a, const char *path, int zoom) {
+    AtomicFile f;
+    if (atomic_open(&f, path)) return ERR_RUNTIME;
+    report_curves_fprint(a, f.f, zoom);
+    return atomic_commit(&f);
 }
 
 int report_write(const Ablation *a, const char *dir) {
@@ -81,5 +87,9 @@ int report_write(const Ablation *a, const char *dir) {
     snprintf(path, sizeof path, "%s/curves.svg", dir);
     if ((rc = curves(a, path, 0))) return rc;
     snprintf(path, sizeof path, "%s/curves_zoom.svg", dir);
-    return curves(a, path, 1);
+    if ((rc = curves(a, path, 1))) return rc;
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    if ((rc = atomic_open(&f, path))) return rc;
+    report_html(a, f.f);
+    return atomic_commit(&f);
 }

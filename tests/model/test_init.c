@@ -50,9 +50,7 @@ static void check_normal(const Tensor *t, double sigma) {
     if (!ok_mean || !ok_sd || !ok_shape)
         fprintf(stderr, "  %s (%zu values): mean %.3g std %.5g (want 0, %.5g), within ±σ %.4f (want %.4f)\n",
                 t->name, t->n, mean, sd, sigma, within / n, p1);
-    CHECK(ok_mean);
-    CHECK(ok_sd);
-    CHECK(ok_shape);
+    CHECK(ok_mean && ok_sd && ok_shape);  // the line above says which
 }
 
 static void check_model(const char *kind, int layers, int heads, const char *decay_init) {

@@ -26,6 +26,13 @@ def load_cfg_text(text):
     cp = configparser.ConfigParser(inline_comment_prefixes=('#', ';'))
     cp.read_string(text)
     g = lambda s, k, d: cp.get(s, k, fallback=d)
+    # Options this implementation does not have: refuse them rather than compute something else.
+    for (sec, key), default in {('attention', 'state_init'): 'zero', ('attention', 'output_norm'): 'false',
+                                ('attention', 'key_shift'): 'false', ('attention', 'key_norm'): 'sum'}.items():
+        if g(sec, key, default) != default:
+            raise NotImplementedError(f"torch_reference.py: [{sec}] {key} = {g(sec, key, default)} is not implemented")
+    decay = g('attention', 'decay', None)  # fixed | learned | data; decay_learnable is its older spelling
+    if decay == 'data': raise NotImplementedError("torch_reference.py: [attention] decay = data is not implemented")
     c = dict(
         path=g('data', 'path', 'data/tinyshakespeare.txt'), val_fraction=float(g('data', 'val_fraction', '0.1')),
         layers=int(g('model', 'layers', '4')), heads=int(g('model', 'heads', '4')),
@@ -33,8 +40,8 @@ def load_cfg_text(text):
         block_size=int(g('model', 'block_size', '64')), pos=g('model', 'pos', 'learned'),
         kind=g('attention', 'kind', 'softmax'), feature_map=g('attention', 'feature_map', 'elu1'),
         eps=float(g('attention', 'eps', '1e-6')), normalize=g('attention', 'normalize', 'true') == 'true',
-        decay_init=float(g('attention', 'decay_init', '0.99').split(',')[0]),
-        decay_learnable=g('attention', 'decay_learnable', 'true') == 'true',
+        decay_init=[float(d) for d in g('attention', 'decay_init', '0.99').split(',')],  # one, or one per head
+        decay_learnable=decay != 'fixed' if decay else g('attention', 'decay_learnable', 'true') == 'true',
         steps=int(g('train', 'steps', '2000')), batch_size=int(g('train', 'batch_size', '12')),
         lr=float(g('train', 'lr', '1e-3')), min_lr=float(g('train', 'min_lr', '1e-4')),
         warmup=int(g('train', 'warmup', '100')), weight_decay=float(g('train', 'weight_decay', '0.1')),
@@ -56,9 +63,8 @@ class Attn(torch.nn.Module):
         s.qkv = torch.nn.Linear(C, 3 * C + (s.H if c['kind'] == 'delta' else 0), bias=False)
         s.proj = torch.nn.Linear(C, C, bias=False)
         if c['kind'] in ('linear_decay', 'delta'):
-            d = c['decay_init']
-            s.theta = torch.nn.Parameter(torch.full((s.H,), math.log(d / (1 - d))),
-                                         requires_grad=c['decay_learnable'])
+            d = torch.tensor(c['decay_init'], dtype=torch.float64).expand(s.H)
+            s.theta = torch.nn.Parameter(torch.log(d / (1 - d)).float(), requires_grad=c['decay_learnable'])
     def forward(s, x):
         B, T, C = x.shape
         q, k, v, a = s.qkv(x).split([C, C, C, s.qkv.out_features - 3 * C], dim=2)
