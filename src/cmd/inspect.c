@@ -52,8 +52,8 @@ typedef struct {
     Model *m;
     char dir[4300];   // DIR/inspect
     AtomicFile rep;   // report.txt
-    int fw;           // the kind keeps a fast-weight state (probe_state_layout)
-    ProbeLayout lay;  // where, when fw
+    int fw;               // the kind keeps a fast-weight state (AttnKind.state_layout)
+    AttnStateLayout lay;  // where, when fw
     int cache;        // the kind generates from a KV cache (its memory grows with length)
 } Inspect;
 
@@ -759,7 +759,8 @@ int cmd_inspect(int argc, char **argv) {
     pool_init(r.cfg.threads);
     Inspect in = {.r = &r, .m = &r.model,
                   .cache = model_inference_bytes(&r.model, 1) != model_inference_bytes(&r.model, 2)};
-    in.fw = probe_state_layout(&r.model, &in.lay);
+    in.fw = r.model.kind->state_layout != NULL;
+    if (in.fw) r.model.kind->state_layout(&r.model.acfg, &in.lay);
     snprintf(in.dir, sizeof in.dir, "%s/inspect", r.dir);
     char path[4400];
     file_path(path, sizeof path, &in, "report.txt");

@@ -122,7 +122,6 @@ static void model_dims(Model *m, const Config *cfg, size_t V) {
         .normalize = cfg->normalize,
         .chunk = cfg->chunk,
         .state_identity = cfg->state_init == STATE_IDENTITY,
-        .decay = m->kind->uses_decay,
         .key_norm = cfg->key_norm,
         .data_decay = cfg->decay == DECAY_DATA,
     };
