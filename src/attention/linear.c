@@ -24,7 +24,7 @@ extern const AttnKind attn_linear_decay;  // (its aux layout, for decay.h)
 // (decay.h): the chunk kernel gets log λ_t per position, and dL/dlog λ_t
 // flows back to the gate logit g_t and to θ_h through dlog λ/dx = 1 − λ.
 
-static FwSlab slab_params(const AttnConfig *c, int decay, size_t T, const float *theta, size_t h) {
+static FwSlab slab_params(const AttnConfig *c, int has_lambda, size_t T, const float *theta, size_t h) {
     FwSlab p;
     p.T = T;
     p.dh = (size_t)c->dh;
@@ -33,7 +33,7 @@ static FwSlab slab_params(const AttnConfig *c, int decay, size_t T, const float 
     p.eps = c->eps;
     p.normalize = c->normalize;
     p.state_identity = c->state_identity;
-    p.loglam = decay ? decay_log_sigmoid((double)theta[h]) : 0.0;
+    p.loglam = has_lambda ? decay_log_sigmoid((double)theta[h]) : 0.0;
     p.ll = NULL;
     return p;
 }
@@ -65,7 +65,7 @@ static size_t linear_work_floats(const AttnConfig *c, size_t B, size_t T) {
 
 typedef struct {
     const AttnConfig *c;
-    int decay;
+    int has_lambda;  // the kind has a λ (linear_decay)
     size_t B, T;
     float *y, *dq, *dk, *dv, *daux, *work;
     const float *dy, *q, *k, *v, *aux, *theta, *yin;
@@ -76,8 +76,8 @@ typedef struct {
 // backward sees forward's very values)
 static FwSlab slab_setup(const Job *J, size_t bh, float *ws) {
     size_t H = (size_t)J->c->heads;
-    FwSlab p = slab_params(J->c, J->decay, J->T, J->theta, bh % H);
-    if (J->decay && J->c->data_decay) {
+    FwSlab p = slab_params(J->c, J->has_lambda, J->T, J->theta, bh % H);
+    if (J->has_lambda && J->c->data_decay) {
         const float *g = decay_gate_of(&attn_linear_decay, J->c, J->aux, bh, J->T);
         double th = J->theta[bh % H];
         for (size_t t = 0; t < J->T; t++) ws[t] = (float)decay_log_sigmoid((double)g[t] + th);
@@ -129,23 +129,23 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
 
 // y, q, k, v (B, H, T, dh); theta (H) for the decay kind; aux (B, H, 1, T) the
 // gate logits with decay = data, else unused
-static void fw_forward(int decay, const AttnConfig *c, size_t B, size_t T, float *y, float *work,
+static void fw_forward(int has_lambda, const AttnConfig *c, size_t B, size_t T, float *y, float *work,
                        const float *q, const float *k, const float *v, const float *aux,
                        const float *theta) {
-    Job J = {.c = c, .decay = decay, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k,
+    Job J = {.c = c, .has_lambda = has_lambda, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k,
              .v = v, .aux = aux, .theta = theta};
     parallel_for(B * (size_t)c->heads, 1, forward_slabs, &J);
 }
 
-static void fw_backward(int decay, const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
+static void fw_backward(int has_lambda, const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
                         float *dv, float *daux, float *dtheta, const float *dy, float *work,
                         const float *q, const float *k, const float *v, const float *aux,
                         const float *theta, const float *y) {
-    Job J = {.c = c, .decay = decay, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .daux = daux,
+    Job J = {.c = c, .has_lambda = has_lambda, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .daux = daux,
              .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta, .yin = y};
     size_t H = (size_t)c->heads, BH = B * H;
     parallel_for(BH, 1, backward_slabs, &J);
-    if (!decay || !dtheta) return;
+    if (!has_lambda || !dtheta) return;
     // one λ: log λ = log sigmoid(θ)  =>  dθ = dlogλ · (1 - λ) = dlogλ · sigmoid(-θ);
     // decay = data: the partials are dθ already. Summed over b in a fixed
     // order, so the result is thread-count independent

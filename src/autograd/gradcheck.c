@@ -237,8 +237,8 @@ static int case_attention(FILE *out, const AttnKind *kind, const AttnCheckCase *
     if (kind->uses_decay) {
         theta = leaf(&L, "theta", 1, H, &rng, 0, 0);
         float lam = ac->lam;
-        theta->data[0] = logf(lam / (1 - lam));
-        theta->data[1] = logf(0.6f / 0.4f);
+        theta->data[0] = (float)attn_logit(lam);
+        theta->data[1] = (float)attn_logit(0.6);
     }
     Tensor *y = op_attention(&t, "attn", qkv, theta, &a);
     float *r = xcalloc(y->n, sizeof(float));
