@@ -332,8 +332,8 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
 //   sum: s = Σφ + eps,        ds/dφ_m = 1      =>  dφ_m = (dout_m − dout·out) / s
 //   l2:  s = sqrt(Σφ² + eps), ds/dφ_m = out_m  =>  dφ_m = (dout_m − (dout·out) out_m) / s
 //   without normalize: dφ = dout
-static void features_backward(const DeltaSlab *p, float *dx, float *dout, const float *out, float s,
-                              const float *x) {
+void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const float *out, float s,
+                             const float *x) {
     size_t d = p->dh;
     if (p->normalize) {
         float proj = dot(dout, out, d);
@@ -391,10 +391,12 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
                 s.dkh[i] -= lb * pd;
                 dl_b += (double)kh[i] * pd;
             }
-            dlam += dl_a - (double)beta * dl_b;
-            if (dlam_t) dlam_t[t] += (float)(dl_a - (double)beta * dl_b);
-            features_backward(p, dq + t * d, s.dqh, qh, s.sq[r], q + t * d);
-            features_backward(p, dk + t * d, s.dkh, kh, s.sk[r], k + t * d);
+            // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
+            double dll = (dl_a - (double)beta * dl_b) * lam;
+            dlam += dll;
+            if (dlam_t) dlam_t[t] += (float)dll;
+            delta_features_backward(p, dq + t * d, s.dqh, qh, s.sq[r], q + t * d);
+            delta_features_backward(p, dk + t * d, s.dkh, kh, s.sk[r], k + t * d);
         }
     }
     return dlam;

@@ -243,9 +243,11 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
             float *ar = s.a + r * L, *gr = s.g + r * L;
             for (size_t j = 0; j <= r; j++) {
                 float m = dcoef(p, &s, r, j);
-                double x = m * ((double)ar[j] * gr[j]);
-                db[r] += x;
-                db[j] -= x;
+                if (j < r) {  // j = r: its db terms cancel (adding then removing x would round db away)
+                    double x = m * ((double)ar[j] * gr[j]);
+                    db[r] += x;
+                    db[j] -= x;
+                }
                 ar[j] *= m;
                 gr[j] *= m;
             }
@@ -267,9 +269,11 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         gemm_serial(0, 1, L, d, w, 1.0f, s.vt, w, s.dst, w, 0.0f, s.dphk, d);
         for (size_t j = 0; j < L; j++) {
             float *zr = s.dphk + j * d;
-            double x = s.ek[j] * dot(zr, s.phk + j * d, d);
-            db[L - 1] += x;
-            db[j] -= x;
+            if (j + 1 < L) {  // j = L-1 nets to 0
+                double x = s.ek[j] * dot(zr, s.phk + j * d, d);
+                db[L - 1] += x;
+                db[j] -= x;
+            }
             for (size_t i = 0; i < d; i++) zr[i] *= s.ek[j];
         }
         gemm_serial(1, 0, L, d, L, 1.0f, s.g, L, s.phq, d, 1.0f, s.dphk, d);  // + (G⊙D)ᵀ Φq
