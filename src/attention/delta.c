@@ -34,13 +34,14 @@
 //   decay         fixed | learned: one λ per head as above. data (Gated
 //                 DeltaNet): λ_t = sigmoid(g_t + θ_h) per head and token, g_t
 //                 the second aux input (decay.h); θ_h its learned bias.
-//   AttnConfig.decay is not consulted: decay is on iff θ is given.
+//   Decay is on iff θ is given.
 #include <math.h>
 #include <string.h>
 
 #include "attention/attention.h"
 #include "attention/decay.h"
 #include "attention/delta_chunk.h"
+#include "attention/delta_wy.h"
 #include "attention/fastweight_work.h"
 #include "attention/value_weights.h"
 #include "util/pool.h"
@@ -51,9 +52,8 @@ static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, 
     DeltaSlab p;
     p.T = T;
     p.dh = (size_t)c->dh;
-    size_t C = c->chunk > 0 ? (size_t)c->chunk : 1;
-    p.chunk = C < T ? C : T;  // a chunk longer than T is one chunk of T
-    if (p.chunk == 0) p.chunk = 1;
+    p.chunk = attn_chunk_length(c, T);
+    if (p.chunk == 0) p.chunk = 1;  // T = 0
     p.fmap = c->feature_map;
     p.eps = c->eps;
     p.normalize = c->normalize;
@@ -61,6 +61,8 @@ static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, 
     p.state_identity = c->state_identity;
     p.lam = theta ? (float)decay_sigmoid((double)theta[h]) : 1.0f;
     p.lam_t = NULL;
+    p.loglam = theta ? decay_log_sigmoid((double)theta[h]) : 0.0;
+    p.ll = NULL;
     return p;
 }
 
@@ -69,8 +71,19 @@ static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, 
 // norm: ||S_T||_F per (b, h) from the last forward (for last_state_norm);
 // dθ partial: per-(b, h) partials of backward (dL/dλ, or with decay = data
 // already dL/dθ), summed over b in order afterwards;
-// slab: with decay = data first λ_t and dL/dλ_t (T each), then that (b, h)'s
-// saved chunk-start states (forward -> backward), then its scratch.
+// slab: with decay = data first log λ_t and dL/dlog λ_t (T each), then that
+// (b, h)'s saved chunk-start states (forward -> backward), then its scratch.
+// Training runs the token recurrence (delta_chunk.h) for head sizes below
+// WY_MIN_DH and the WY/UT chunkwise form (delta_wy.h) from there on: measured
+// forward + backward CPU time per token of one slab (T 1024, chunk 64, one
+// thread; docs/recall.md has the command), relative to linear_decay's chunk
+// kernel: recurrence 0.7-1.1x at dh 16-32 but 1.9x at 64 and 3.1x at 128;
+// WY 2.4-2.9x at dh 16-32 but 2.1x at 64 and 1.9x at 128 (its L x L products
+// cost more than d² work when d < L). The recurrence is also the tested
+// reference of the WY form and the form step() runs.
+
+enum { WY_MIN_DH = 64 };
+static int use_wy(const AttnConfig *c) { return c->dh >= WY_MIN_DH; }
 
 static size_t gate_floats(const AttnConfig *c, size_t T) { return c->data_decay ? 2 * fw_round16(T) : 0; }
 
@@ -78,7 +91,7 @@ static size_t slab_floats(const AttnConfig *c, size_t T, size_t *saved_out) {
     DeltaSlab p = slab_params(c, T, NULL, 0);
     size_t saved = gate_floats(c, T) + fw_round16(delta_saved_floats(&p));
     if (saved_out) *saved_out = saved;
-    return saved + fw_round16(delta_scratch_floats(&p));
+    return saved + fw_round16(use_wy(c) ? delta_wy_scratch_floats(&p) : delta_scratch_floats(&p));
 }
 
 static size_t delta_work_floats(const AttnConfig *c, size_t B, size_t T) {
@@ -95,16 +108,20 @@ typedef struct {
     const float *dy, *q, *k, *v, *aux, *theta;
 } Job;
 
-// The slab's parameters; with decay = data also λ_t (T) into the slab's first
-// T floats (forward and backward compute them by the same code)
+// The slab's parameters; with decay = data also log λ_t (T) into the slab's
+// first T floats (forward and backward compute them by the same code)
 static DeltaSlab slab_setup(const Job *J, size_t bh, float *ws) {
     size_t H = (size_t)J->c->heads;
     DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
     if (J->theta && J->c->data_decay) {
         const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, J->T);
         double th = J->theta[bh % H];
-        for (size_t t = 0; t < J->T; t++) ws[t] = (float)decay_sigmoid((double)g[t] + th);
-        p.lam_t = ws;
+        // the WY form reads log λ_t, the recurrence λ_t (each computed from x_t directly)
+        for (size_t t = 0; t < J->T; t++)
+            ws[t] = use_wy(J->c) ? (float)decay_log_sigmoid((double)g[t] + th)
+                                 : (float)decay_sigmoid((double)g[t] + th);
+        if (use_wy(J->c)) p.ll = ws;
+        else p.lam_t = ws;
     }
     return p;
 }
@@ -119,8 +136,10 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         DeltaSlab p = slab_setup(J, bh, ws);
-        J->work[bh] = (float)delta_chunk_forward(&p, J->y + bh * n, ws + gf, ws + saved, J->q + bh * n,
-                                                 J->k + bh * n, J->v + bh * n, J->aux + beta_at(J, bh));
+        double (*fwd)(const DeltaSlab *, float *, float *, float *, const float *, const float *,
+                      const float *, const float *) = use_wy(J->c) ? delta_wy_forward : delta_chunk_forward;
+        J->work[bh] = (float)fwd(&p, J->y + bh * n, ws + gf, ws + saved, J->q + bh * n, J->k + bh * n,
+                                 J->v + bh * n, J->aux + beta_at(J, bh));
     }
 }
 
@@ -131,14 +150,16 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         DeltaSlab p = slab_setup(J, bh, ws);
-        float *dlam = p.lam_t ? ws + gf / 2 : NULL;
-        if (dlam) memset(dlam, 0, T * sizeof(float));
-        double dl = delta_chunk_backward(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n,
-                                         J->daux ? J->daux + beta_at(J, bh) : NULL, dlam,
-                                         J->dy + bh * n, ws + gf, ws + saved, J->q + bh * n,
-                                         J->k + bh * n, J->v + bh * n, J->aux + beta_at(J, bh));
-        if (dlam) {
-            // λ_t = sigmoid(x_t), x_t = g_t + θ_h: dx_t = dλ_t λ_t (1 − λ_t), with
+        float *dll = p.ll || p.lam_t ? ws + gf / 2 : NULL;
+        if (dll) memset(dll, 0, T * sizeof(float));
+        double (*bwd)(const DeltaSlab *, float *, float *, float *, float *, float *, const float *,
+                      const float *, float *, const float *, const float *, const float *,
+                      const float *) = use_wy(J->c) ? delta_wy_backward : delta_chunk_backward;
+        double dl = bwd(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n,
+                        J->daux ? J->daux + beta_at(J, bh) : NULL, dll, J->dy + bh * n, ws + gf,
+                        ws + saved, J->q + bh * n, J->k + bh * n, J->v + bh * n, J->aux + beta_at(J, bh));
+        if (dll) {
+            // log λ_t = log sigmoid(x_t), x_t = g_t + θ_h: dx_t = dlogλ_t (1 − λ_t),
             // 1 − λ_t = sigmoid(−x_t); into the gate logit, and summed for θ_h
             const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, T);
             float *dg = J->daux ? (float *)decay_gate_of(&attn_delta, J->c, J->daux, bh, T) : NULL;
@@ -146,7 +167,7 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
             dl = 0;
             for (size_t t = 0; t < T; t++) {
                 double x = (double)g[t] + th;
-                double dx = (double)dlam[t] * decay_sigmoid(x) * decay_sigmoid(-x);
+                double dx = (double)dll[t] * decay_sigmoid(-x);
                 if (dg) dg[t] += (float)dx;
                 dl += dx;
             }
@@ -175,13 +196,12 @@ static void delta_backward(const AttnConfig *c, size_t B, size_t T, float *dq, f
     size_t H = (size_t)c->heads, BH = B * H;
     parallel_for(BH, 1, backward_slabs, &J);
     if (!theta || !dtheta) return;
-    // one λ: λ = sigmoid(θ)  =>  dθ = dλ · λ (1 − λ), with 1 − λ = sigmoid(−θ)
-    // (no cancellation near λ = 1); decay = data: the partials are dθ already.
-    // Summed over b in a fixed order, so the result is thread-count independent
+    // one λ: log λ = log sigmoid(θ)  =>  dθ = dlogλ · (1 − λ), with 1 − λ =
+    // sigmoid(−θ) (no cancellation near λ = 1); decay = data: the partials are
+    // dθ already. Summed over b in a fixed order: thread-count independent
     for (size_t h = 0; h < H; h++) {
         double acc = fw_decay_partial_sum(work, B, H, h);
-        double th = theta[h];
-        dtheta[h] += (float)(c->data_decay ? acc : acc * decay_sigmoid(th) * decay_sigmoid(-th));
+        dtheta[h] += (float)(c->data_decay ? acc : acc * decay_sigmoid(-(double)theta[h]));
     }
 }
 
@@ -229,6 +249,41 @@ static size_t delta_memory_bytes(const AttnConfig *c, size_t len) {
     return delta_state_floats(c, 0) * sizeof(float);
 }
 
+// ---- what the rest of the program asks ----
+
+// step()'s state: per head S (dh, dh), then the kind's scratch
+static void delta_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
+    size_t d = (size_t)c->dh;
+    *lay = (AttnStateLayout){d * d, 0};
+}
+
+// delta_chunk.c per slab, token by token, d = dh, counting only the d² terms:
+//   forward   e = v − λ Sᵀk̂       2d²
+//             S' = λS + β k̂ eᵀ    3d²   (a multiply, a multiply-add)
+//             y = S'ᵀ q̂           2d²
+//   backward  recompute e and S' as forward did (no y; the chunk's last
+//             position needs no S')                     5d² (2d² at a chunk's end)
+//             pass A: G += q̂ dyᵀ, du += Gᵀk̂, P·dy, G·u, P·G   10d²
+//             pass B: P du, G = λG − c du                        5d²
+// so 27d² per token (less 3d² per chunk) of which 7d² forward.
+static double delta_flops(const AttnConfig *c, size_t T, double *fwd) {
+    double d2 = (double)c->dh * (double)c->dh;
+    size_t chunk = attn_chunk_length(c, T);
+    double chunks = T ? (double)((T + chunk - 1) / chunk) : 0;
+    *fwd = 7 * d2 * (double)T;
+    return *fwd + 20 * d2 * (double)T - 3 * d2 * chunks;
+}
+
+// fmap, normalize, identity, key_shift, chunk, lam, key_norm, data_decay
+static const AttnCheckCase delta_checks[] = {
+    {FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
+    {FMAP_ELU1, 1, 0, 1, 3, 0.9f, KEYNORM_SUM, 0},
+    {FMAP_IDENTITY, 1, 0, 0, 4, 0.9f, KEYNORM_L2, 0},
+    {FMAP_ELU1, 1, 1, 1, 3, 0.5f, KEYNORM_L2, 0},
+    {FMAP_ELU1, 1, 0, 1, 3, 0.9f, KEYNORM_SUM, 1},
+    {FMAP_IDENTITY, 1, 1, 0, 4, 0.5f, KEYNORM_L2, 1},
+};
+
 const AttnKind attn_delta = {
     .name = "delta",
     .training_form = "exact token recurrence, chunk by chunk",
@@ -248,4 +303,8 @@ const AttnKind attn_delta = {
     .memory_bytes = delta_memory_bytes,
     .value_weights = delta_value_weights,
     .weights_formula = "through the corrections u_j = β_j(v_j − λS_{j−1}ᵀk̂_j) it writes, W = A·M with A[i, j] = λ^(i−j) q̂_i·k̂_j and u = M v; a weight can be negative (a later write takes back what an earlier one stored)",
+    .state_layout = delta_state_layout,
+    .flops = delta_flops,
+    .check_cases = delta_checks,
+    .n_check_cases = sizeof delta_checks / sizeof delta_checks[0],
 };

@@ -47,6 +47,8 @@ typedef struct {
     int state_identity;  // S0 = I
     float lam;           // λ in [0, 1]; 1 = no decay; used when lam_t is NULL
     const float *lam_t;  // (T) λ_t per position (decay = data: Gated DeltaNet), or NULL
+    double loglam;       // log λ (the WY form's decay; λ = exp(loglam)); used when ll is NULL
+    const float *ll;     // (T) log λ_t per position for the WY form, or NULL
 } DeltaSlab;
 
 // floats of `saved` (kept from forward to backward) and of `scratch` (free to
@@ -65,16 +67,21 @@ void delta_beta(float a, float *beta, float *one_minus_beta);
 void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, const float *kh,
                  const float *qh, float *e, float *y, const float *v);
 
-// ---- the training form on one slab ----
+// dx += dL/dx for out = the normalised φ(x) (divisor s, as delta_features
+// returned it) given dout = dL/dout (overwritten with dL/dφ)
+void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const float *out, float s,
+                             const float *x);
+
+// ---- the token-recurrence training form on one slab (the reference of delta_wy.h) ----
 
 // y (T, dh) for q, k, v (T, dh), a (T) the β logits. Returns ||S_{T-1}||_F.
 double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *scratch,
                            const float *q, const float *k, const float *v, const float *a);
 
 // ADDS dL/dq, dk, dv (T, dh) and dL/da (T, if da) for upstream dy (T, dh);
-// `saved` as forward left it (read only). Returns dL/dλ summed over positions in
-// a fixed order (the caller chains it to θ); if dlam (T) is given, ADDS dL/dλ_t
-// per position there too.
+// `saved` as forward left it (read only). Returns dL/dlog λ summed over positions
+// in a fixed order (the caller chains it to θ); if dlam (T) is given, ADDS
+// dL/dlog λ_t per position there too.
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
                             float *dlam, const float *dy, const float *saved, float *scratch,
                             const float *q, const float *k, const float *v, const float *a);

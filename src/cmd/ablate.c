@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/args.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "experiment/plan.h"
@@ -40,7 +41,7 @@ typedef struct {
 typedef struct {
     const char *files[ABLATE_MAX];
     int n_files;
-    char *sets[256];
+    const char *sets[256];
     int n_sets;
     const char *out;
     Sweep sweep;
@@ -72,39 +73,37 @@ static int parse_sweep(Sweep *sw, const char *arg) {
     return 0;
 }
 
-// A whole positive number, or -1.
-static long parse_count(const char *s) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    return *s && !*end && v >= 1 && v <= 1000 ? v : -1;
-}
-
 static int parse_args(Args *a, int argc, char **argv) {
     memset(a, 0, sizeof *a);
     a->out = "runs/ablation";
     a->argc = argc;
     a->argv = argv;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i];
-        int has = i + 1 < argc;
-        if (!strcmp(o, "--sweep") && has) {
-            if (a->sweep.n) return err_set(ERR_USAGE, "ablate: one --sweep at most");
-            int rc = parse_sweep(&a->sweep, argv[++i]);
-            if (rc) return rc;
-        } else if (!strcmp(o, "--set") && has) {
-            if (a->n_sets == 256) return err_set(ERR_USAGE, "too many --set options");
-            a->sets[a->n_sets++] = argv[++i];
-        } else if (!strcmp(o, "--out") && has) a->out = argv[++i];
-        else if ((!strcmp(o, "--seeds") || !strcmp(o, "--jobs")) && has) {
-            long v = parse_count(argv[++i]);
-            if (v < 0) return err_set(ERR_USAGE, "ablate: %s %s: expected a whole number from 1 to 1000", o, argv[i]);
-            *(o[2] == 's' ? &a->seeds : &a->jobs) = v;
-        } else if (!strcmp(o, "--resume")) a->resume = 1;
-        else if (!strcmp(o, "--plan")) a->plan = 1;
-        else if (o[0] == '-') return err_set(ERR_USAGE, "ablate: unknown or incomplete option '%s'", o);
-        else if (a->n_files == ABLATE_MAX) return err_set(ERR_USAGE, "ablate: at most %d configs", ABLATE_MAX);
-        else a->files[a->n_files++] = o;
-    }
+    const char *sweep = NULL;
+    size_t seeds = 0, jobs = 0;
+    ArgList files = {a->files, ABLATE_MAX, 0}, sets = {a->sets, 256, 0};
+    const ArgOpt opts[] = {
+        {"--seeds", ARG_SIZE, &seeds, "N", .help = "train every config with N seeds (paired across configs)",
+         .lo = 1, .hi = 1000, .shown_default = "1: the configs' [run] seed"},
+        {"--set", ARG_REPEAT, &sets, "section.key=value", .help = "override a config key in every config"},
+        {"--out", ARG_STRING, &a->out, "DIR", .help = "the comparison folder (a run per config and seed inside)"},
+        {"--sweep", ARG_STRING, &sweep, "section.key=v1,v2,...", .help = "train every config again at each value"},
+        {"--resume", ARG_FLAG, &a->resume, NULL, .help = "continue an interrupted ablation in DIR"},
+        {"--plan", ARG_FLAG, &a->plan, NULL, .help = "print one command per run (for xargs, parallel, Slurm); train nothing"},
+        {"--jobs", ARG_SIZE, &jobs, "J", .help = "with --plan: runs meant to run at once (they share the cores)",
+         .lo = 1, .hi = 1000, .shown_default = "one per core"},
+    };
+    const ArgSpec spec = {"ablate", "CONFIG CONFIG... [options]",
+                          "Train each config with the same seeds and batch order, then compare them:\n"
+                          "DIR/report.md (tables with paired differences), curves.svg and curves_zoom.svg.",
+                          ARGS_TABLE(opts), .positional = &files,
+                          .positional_help = "CONFIG  a config file, or a name in configs/ (two or more)"};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return rc;
+    a->n_files = files.n;
+    a->n_sets = sets.n;
+    a->seeds = (long)seeds;
+    a->jobs = (long)jobs;
+    if (sweep && (rc = parse_sweep(&a->sweep, sweep))) return rc;
     if (a->n_files < 2) return err_set(ERR_USAGE, "ablate needs at least two config files");
     if (a->jobs && !a->plan) return err_set(ERR_USAGE, "ablate: --jobs goes with --plan");
     if (a->plan && a->resume) return err_set(ERR_USAGE, "ablate: --plan and --resume do not go together");
@@ -118,7 +117,8 @@ static int parse_args(Args *a, int argc, char **argv) {
 // The config of one planned run: its file, the --set options, the sweep value
 // (after the user's options), and its seed.
 static int run_config(const Args *a, const PlanRun *r, Config *c) {
-    char assign[256], *all[257];
+    char assign[256];
+    const char *all[257];
     memcpy(all, a->sets, (size_t)a->n_sets * sizeof *all);
     int n = a->n_sets;
     if (*r->sweep_key) {
@@ -338,7 +338,7 @@ static int do_run(const Args *a, const Plan *p, size_t k, RunState state) {
 int cmd_ablate(int argc, char **argv) {
     Args a;
     int rc = parse_args(&a, argc, argv);
-    if (rc) return rc;
+    if (rc) return args_status(rc);
     Plan p = {0};
     if ((rc = build_plan(&a, &p))) goto out;
     if (a.plan) {
@@ -365,7 +365,7 @@ int cmd_ablate(int argc, char **argv) {
     }
     dir_lock_release(&lock);
     if (rc) goto out;
-    if (!rc) printf("comparison written to %s/report.md, %s/curves.svg and %s/curves_zoom.svg\n", a.out, a.out, a.out);
+    if (!rc) printf("comparison written to %s/report.md, report.html and curves*.svg\n", a.out);
 out:
     plan_free(&p);
     return rc;

@@ -37,17 +37,11 @@
 #include "attention/attention.h"
 #include "bench/bench.h"
 #include "cmd/commands.h"
-#include "cmd/opt.h"
+#include "cmd/args.h"
 #include "util/dirs.h"
 #include "util/err.h"
 
 enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8, PART_PROFILE = 16 };
-
-static const char *USAGE_BENCH =
-    "usage: lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]\n"
-    "                     [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]\n"
-    "                     [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]\n"
-    "                     [--set section.key=value]... (every model; e.g. model.heads=1, attention.key_norm=l2)";
 
 // Calls item(ctx, opt, s, len) for each element of a comma-separated list
 // (the list is not modified); an empty element is an error.
@@ -113,7 +107,7 @@ static int item_seq(void *ctx, const char *opt, const char *s, size_t len) {
     memcpy(buf, s, len);
     buf[len] = 0;
     size_t n;
-    int rc = opt_size("bench", opt, buf, 1, (size_t)1 << 24, &n);
+    int rc = args_size("bench", opt, buf, 1, (size_t)1 << 24, &n);
     if (rc) return rc;
     // kept sorted and without repeats: the crossover reads them in order
     int at = 0;
@@ -130,55 +124,48 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     memset(o, 0, sizeof *o);
     o->out = "runs/bench";
     *parts = 0;
-    const char *kinds = NULL, *seq = NULL, *sizes = NULL, *v;
-    size_t threads = 0, min_reps = 0;
+    const char *part = NULL, *kinds = "softmax,linear,linear_decay", *seq = "256,1024,4096,16384",
+               *sizes = "baby,large";
+    size_t threads = 0, min_reps = 0, chunk = 0;
     double min_s = -1, max_point = -1;
-    int rc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--part")) {
-            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = each_item(a, v, item_part, parts)))
-                return rc;
-        } else if (!strcmp(a, "--kinds")) {
-            if ((rc = opt_value("bench", argc, argv, &i, &kinds))) return rc;
-        } else if (!strcmp(a, "--sizes")) {
-            if ((rc = opt_value("bench", argc, argv, &i, &sizes))) return rc;
-        } else if (!strcmp(a, "--seq")) {
-            if ((rc = opt_value("bench", argc, argv, &i, &seq))) return rc;
-        } else if (!strcmp(a, "--out")) {
-            if ((rc = opt_value("bench", argc, argv, &i, &o->out))) return rc;
-        } else if (!strcmp(a, "--chunk")) {
-            size_t chunk = 0;
-            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_size("bench", a, v, 1, 65536, &chunk)))
-                return rc;
-            bench_set_chunk((int)chunk);
-        } else if (!strcmp(a, "--set")) {
-            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = bench_add_set(v))) return rc;
-        } else if (!strcmp(a, "--quick")) {
-            o->quick = 1;
-        } else if (!strcmp(a, "--threads")) {
-            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_size("bench", a, v, 1, 256, &threads)))
-                return rc;
-        } else if (!strcmp(a, "--min-reps")) {
-            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_size("bench", a, v, 1, 1000, &min_reps)))
-                return rc;
-        } else if (!strcmp(a, "--min-seconds")) {
-            if ((rc = opt_value("bench", argc, argv, &i, &v)) || (rc = opt_double("bench", a, v, 0, 3600, &min_s)))
-                return rc;
-        } else if (!strcmp(a, "--max-point-seconds")) {
-            if ((rc = opt_value("bench", argc, argv, &i, &v)) ||
-                (rc = opt_double("bench", a, v, 0, 1e6, &max_point)))
-                return rc;
-        } else {
-            return err_set(ERR_USAGE, "bench: unknown option '%s'\n%s", a, USAGE_BENCH);
-        }
-    }
+    const char *sets[64];
+    ArgList set_list = {sets, 64, 0};
+    const ArgOpt opts[] = {
+        {"--part", ARG_STRING, &part, "LIST", .help = "parts to run, comma-separated: peak, train, length, generate, profile",
+         .shown_default = "peak,train,length,generate; train, profile, generate add peak"},
+        {"--kinds", ARG_STRING, &kinds, "LIST", .help = "attention kinds, comma-separated"},
+        {"--sizes", ARG_STRING, &sizes, "LIST", .help = "model sizes of the train and profile parts, comma-separated"},
+        {"--seq", ARG_STRING, &seq, "LIST", .help = "sequence lengths of the length part, comma-separated"},
+        {"--out", ARG_STRING, &o->out, "DIR", .help = "the results folder"},
+        {"--set", ARG_REPEAT, &set_list, "section.key=value",
+         .help = "a config key for every model (e.g. model.heads=1, attention.key_norm=l2)"},
+        {"--quick", ARG_FLAG, &o->quick, NULL, .help = "1 timed run and 0.1 s per point, for smoke tests"},
+        {"--threads", ARG_SIZE, &threads, "N", .help = "threads", .lo = 1, .hi = 256, .shown_default = "all cores"},
+        {"--min-reps", ARG_SIZE, &min_reps, "N", .help = "timed runs per point at least", .lo = 1, .hi = 1000,
+         .shown_default = "3, 1 with --quick"},
+        {"--min-seconds", ARG_DOUBLE, &min_s, "S", .help = "seconds of timing per point at least", .lo = 0, .hi = 3600,
+         .shown_default = "2, 0.1 with --quick"},
+        {"--max-point-seconds", ARG_DOUBLE, &max_point, "S", .help = "skip a length point predicted to take longer", .lo = 0, .hi = 1e6,
+         .shown_default = "300, 60 with --quick"},
+        {"--chunk", ARG_SIZE, &chunk, "N", .help = "chunk length of the fast-weight kinds", .lo = 1, .hi = 65536,
+         .shown_default = "the config default"},
+    };
+    const ArgSpec spec = {"bench", "[options]",
+                          "Speed: the FP32 FMA peak, training throughput and % of peak, cost and memory against\n"
+                          "sequence length, generation time per token, a step's time per op (profile). CSV and SVG in DIR.",
+                          ARGS_TABLE(opts)};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return rc;
+    if (part && (rc = each_item("--part", part, item_part, parts))) return rc;
+    if (chunk) bench_set_chunk((int)chunk);
+    for (int i = 0; i < set_list.n; i++)
+        if ((rc = bench_add_set(sets[i]))) return rc;
     if (!*parts) *parts = PART_PEAK | PART_TRAIN | PART_LENGTH | PART_GENERATE;
     // % of peak and % of bandwidth need the peak part's measurements
     if (*parts & (PART_TRAIN | PART_PROFILE | PART_GENERATE)) *parts |= PART_PEAK;
-    if ((rc = each_item("--kinds", kinds ? kinds : "softmax,linear,linear_decay", item_kind, o))) return rc;
-    if ((rc = each_item("--sizes", sizes ? sizes : "baby,large", item_size, o))) return rc;
-    if ((rc = each_item("--seq", seq ? seq : "256,1024,4096,16384", item_seq, o))) return rc;
+    if ((rc = each_item("--kinds", kinds, item_kind, o))) return rc;
+    if ((rc = each_item("--sizes", sizes, item_size, o))) return rc;
+    if ((rc = each_item("--seq", seq, item_seq, o))) return rc;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = threads ? (int)threads : cores > 0 ? (int)cores : 1;
     o->min_reps = min_reps ? (int)min_reps : o->quick ? 1 : 3;
@@ -192,7 +179,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
 int cmd_bench(int argc, char **argv) {
     BenchOpts o;
     int parts, rc = parse(argc, argv, &o, &parts);
-    if (rc) return rc;
+    if (rc) return args_status(rc);
     if ((rc = make_dirs(o.out))) return rc;
     double t0 = bench_now();
     printf("lmtrain bench: %d threads, results in %s/ (timings on a shared machine vary from run to run)\n\n",

@@ -13,7 +13,7 @@ static int is_file(const char *p) {
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int cli_load_config(Config *c, const char *name, char *const *sets, int n_sets) {
+int cli_load_config(Config *c, const char *name, const char *const *sets, int n_sets) {
     char path[4096];
     snprintf(path, sizeof path, "%s", name);
     struct stat st;
@@ -33,13 +33,6 @@ int cli_load_config(Config *c, const char *name, char *const *sets, int n_sets) 
     for (int i = 0; i < n_sets; i++)
         if ((rc = config_set(c, sets[i]))) return rc;
     return config_validate(c, path);
-}
-
-int cli_collect_sets(int argc, char **argv, char **sets, int cap) {
-    int n = 0;
-    for (int i = 0; i + 1 < argc; i++)
-        if (strcmp(argv[i], "--set") == 0 && n < cap) sets[n++] = argv[++i];
-    return n;
 }
 
 void cli_run_dir(char *buf, size_t cap, const Config *c, const char *out) {

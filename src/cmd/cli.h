@@ -5,11 +5,7 @@
 // Loads a config: NAME is used as a path if it exists, otherwise looked up as
 // configs/NAME (and configs/NAME.ini). Applies `n_sets` "--set" assignments,
 // validates. Errors are ERR_USAGE with file:line / key.
-int cli_load_config(Config *c, const char *name, char *const *sets, int n_sets);
-
-// Collects the repeated "--set k=v" options of argv into sets (argv order).
-// Returns how many; unknown options are left for the caller.
-int cli_collect_sets(int argc, char **argv, char **sets, int cap);
+int cli_load_config(Config *c, const char *name, const char *const *sets, int n_sets);
 
 // The run folder: --out DIR if given, else out_dir/name.
 void cli_run_dir(char *buf, size_t cap, const Config *c, const char *out);

@@ -1,4 +1,4 @@
-// eval_cmd.c — `lmtrain eval --run DIR`: the whole validation split, once.
+// eval.c — `lmtrain eval --run DIR`: the whole validation split, once.
 //
 // Training's validation loss is an estimate from a few random windows; this is
 // the exact number: the consecutive non-overlapping windows of block_size
@@ -26,8 +26,8 @@
 
 #include "experiment/eval_summary.h"
 #include "model/model.h"
+#include "cmd/args.h"
 #include "cmd/commands.h"
-#include "cmd/opt.h"
 #include "cmd/run_load.h"
 #include "format/svg.h"
 #include "train/evaluate.h"
@@ -157,8 +157,6 @@ static int run_eval(const LoadedRun *r, Model *m, size_t T) {
     return rc;
 }
 
-static const char *const EVAL_USAGE = "usage: lmtrain eval --run DIR [--length N]";
-
 // --length past block_size needs a model without learned positions; recall
 // sequences have one length. Checked before anything is written.
 static int check_length(const LoadedRun *r, size_t T) {
@@ -188,21 +186,19 @@ static int eval_folder(const char *run_dir, size_t length) {
 }
 
 int cmd_eval(int argc, char **argv) {
-    const char *run = NULL, *v;
+    const char *run = NULL;
     size_t length = 0;
-    int rc;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--run")) {
-            if ((rc = opt_value("eval", argc, argv, &i, &run))) return rc;
-        } else if (!strcmp(argv[i], "--length")) {
-            if ((rc = opt_value("eval", argc, argv, &i, &v)) ||
-                (rc = opt_size("eval", "--length", v, 1, (size_t)1 << 24, &length)))
-                return rc;
-        } else {
-            return err_set(ERR_USAGE, "eval: unknown option '%s'\n%s", argv[i], EVAL_USAGE);
-        }
-    }
-    if (!run) return err_set(ERR_USAGE, "eval: missing --run DIR (a run folder with checkpoint.bin)");
+    const ArgOpt opts[] = {
+        {"--run", ARG_STRING, &run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+        {"--length", ARG_SIZE, &length, "N", .help = "window length; past block_size only for pos = none runs",
+         .lo = 1, .hi = (double)((size_t)1 << 24), .shown_default = "the run's block_size"},
+    };
+    const ArgSpec spec = {"eval", "--run DIR [--length N]",
+                          "The exact validation loss over the whole split, and the loss at each position of\n"
+                          "the window (DIR/eval/loss_by_position.csv and .svg).",
+                          ARGS_TABLE(opts)};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return args_status(rc);
     return eval_folder(run, length);
 }
 

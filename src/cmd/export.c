@@ -64,6 +64,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
+#include "cmd/args.h"
 #include "cmd/commands.h"
 #include "format/safetensors.h"
 #include "train/checkpoint.h"
@@ -71,7 +72,6 @@
 #include "util/err.h"
 #include "util/file_check.h"
 
-#define EXPORT_USAGE "usage: lmtrain export --run DIR [--out FILE] [--force]"
 
 // 1 if `path` is a safetensors file written by lmtrain export: its 8-byte
 // header length, then a JSON header whose metadata holds "lmtrain_config".
@@ -222,13 +222,16 @@ static int write_export(const Trained *r, const char *out) {
 int cmd_export(int argc, char **argv) {
     const char *run = NULL, *out = NULL;
     int force = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) run = argv[++i];
-        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
-        else if (strcmp(argv[i], "--force") == 0) force = 1;
-        else return err_set(ERR_USAGE, "export: unknown or incomplete option '%s'\n" EXPORT_USAGE, argv[i]);
-    }
-    if (!run) return err_set(ERR_USAGE, "export: missing --run DIR\n" EXPORT_USAGE);
+    const ArgOpt opts[] = {
+        {"--run", ARG_STRING, &run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+        {"--out", ARG_STRING, &out, "FILE", .help = "the file to write", .shown_default = "DIR/model.safetensors"},
+        {"--force", ARG_FLAG, &force, NULL, .help = "replace FILE even if it is not an earlier lmtrain export"},
+    };
+    const ArgSpec spec = {"export", "--run DIR [--out FILE] [--force]",
+                          "The trained weights as a safetensors file (float32, nanoGPT's layout), for other toolkits.",
+                          ARGS_TABLE(opts)};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return args_status(rc);
 
     char ckpt[4200], dflt[4200];
     if ((size_t)snprintf(ckpt, sizeof ckpt, "%s/checkpoint.bin", run) >= sizeof ckpt ||
@@ -241,7 +244,7 @@ int cmd_export(int argc, char **argv) {
     if (stat(ckpt, &st) != 0)
         return err_set(ERR_RUNTIME, "export: %s has no checkpoint.bin (is it a run folder? train it first)", run);
 
-    int rc = check_export_target(out, force);
+    rc = check_export_target(out, force);
     if (rc) return err_wrap(rc, "export: ");
     Trained r;
     rc = load_run(&r, ckpt);

@@ -29,9 +29,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attention/decay.h"
 #include "cmd/commands.h"
 #include "cmd/inspect_probe.h"
-#include "cmd/opt.h"
+#include "cmd/args.h"
 #include "cmd/run_load.h"
 #include "format/svg.h"
 #include "format/svg_heatmap.h"
@@ -52,8 +53,8 @@ typedef struct {
     Model *m;
     char dir[4300];   // DIR/inspect
     AtomicFile rep;   // report.txt
-    int fw;           // the kind keeps a fast-weight state (probe_state_layout)
-    ProbeLayout lay;  // where, when fw
+    int fw;               // the kind keeps a fast-weight state (AttnKind.state_layout)
+    AttnStateLayout lay;  // where, when fw
     int cache;        // the kind generates from a KV cache (its memory grows with length)
 } Inspect;
 
@@ -184,8 +185,8 @@ static int section_lambda(Inspect *in) {
         for (size_t h = 0; h < m->H; h++) {
             double th = m->layer[l].theta->data[h];
             // 1 - λ = sigmoid(-θ) and -ln λ = softplus(-θ), both without cancellation near λ = 1
-            double lam = 1.0 / (1.0 + exp(-th)), one_minus = 1.0 / (1.0 + exp(th));
-            double neg_log = th > 0 ? log1p(exp(-th)) : -th + log1p(exp(th));
+            double lam = attn_lambda(th), one_minus = attn_lambda(-th);
+            double neg_log = -decay_log_sigmoid(th);
             double horizon = 1.0 / one_minus, half = log(2.0) / neg_log;
             out(in, "%6zu %5zu %10.4f %10.6f %12.1f %12.1f\n", l, h, th, lam, horizon, half);
             fprintf(a.f, "%zu,%zu,%.9g,%.9g,%.9g,%.9g\n", l, h, th, lam, horizon, half);
@@ -663,7 +664,7 @@ static int section_attention(Inspect *in, size_t layer) {
     for (size_t h = 0; h < H; h++) {
         probe_head_trace(m, tok, T, layer, h, &tr);
         const float *th = m->layer[layer].theta ? m->layer[layer].theta->data : NULL;
-        double lam = th ? 1.0 / (1.0 + exp(-(double)th[h])) : 1.0;
+        double lam = th ? attn_lambda(th[h]) : 1.0;
         double *w = W + h * T * T;
         kind->value_weights(&m->acfg, T, tr.q, tr.k, tr.aux, lam, w, y0);
         // the weights must give back the step's own output: y_i = Σ_j W_ij v_j + y0_i
@@ -724,45 +725,30 @@ out:
 
 static int parse(int argc, char **argv, InspectOpts *o) {
     *o = (InspectOpts){.stretch = 4096, .drift_tokens = 100000, .fp16_tokens = 100000, .seed = 1337};
-    const char *cmd = "inspect", *v;
-    int rc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--run")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &o->run))) return rc;
-        } else if (!strcmp(a, "--stretch")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 1, 100000000, &o->stretch)))
-                return rc;
-        } else if (!strcmp(a, "--drift-tokens")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 0, 1000000000, &o->drift_tokens)))
-                return rc;
-        } else if (!strcmp(a, "--fp16-tokens")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 0, 1000000000, &o->fp16_tokens)))
-                return rc;
-        } else if (!strcmp(a, "--layer")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_size(cmd, a, v, 0, 1 << 20, &o->layer)))
-                return rc;
-        } else if (!strcmp(a, "--head")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_size(cmd, a, v, 0, 1 << 20, &o->head)))
-                return rc;
-        } else if (!strcmp(a, "--seed")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_u64(cmd, a, v, &o->seed))) return rc;
-        } else {
-            return err_set(ERR_USAGE, "inspect: unknown option '%s'\nusage: lmtrain inspect --run DIR "
-                                      "[--stretch N] [--drift-tokens N] [--fp16-tokens N] [--layer L] [--head H] [--seed S]", a);
-        }
-    }
-    if (!o->run) return err_set(ERR_USAGE, "inspect: missing --run DIR (a run folder with checkpoint.bin)");
-    return 0;
+    const ArgOpt opts[] = {
+        {"--run", ARG_STRING, &o->run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+        {"--stretch", ARG_SIZE, &o->stretch, "N", .help = "validation tokens for the state-norm curve", .lo = 1, .hi = 1e8},
+        {"--drift-tokens", ARG_SIZE, &o->drift_tokens, "N", .help = "generated tokens for the float16 drift study; 0 = skip",
+         .lo = 0, .hi = 1e9},
+        {"--fp16-tokens", ARG_SIZE, &o->fp16_tokens, "N", .help = "validation tokens for the float16 loss study",
+         .lo = 0, .hi = 1e9},
+        {"--layer", ARG_SIZE, &o->layer, "L", .help = "the layer of the heatmaps and attention pictures (from 0)",
+         .lo = 0, .hi = 1 << 20},
+        {"--head", ARG_SIZE, &o->head, "H", .help = "the head of the state heatmaps (from 0)", .lo = 0, .hi = 1 << 20},
+        {"--seed", ARG_U64, &o->seed, "S", .help = "random seed of the drift study's sampler"},
+    };
+    const ArgSpec spec = {"inspect", "--run DIR [options]",
+                          "Fast-weight diagnostics of a trained run: lambda per head, state norms, training vs\n"
+                          "generation form, float16 drift and loss, memory against length, state heatmaps and\n"
+                          "the implied attention matrix (DIR/inspect/).",
+                          ARGS_TABLE(opts)};
+    return args_parse(&spec, argc, argv);
 }
 
 int cmd_inspect(int argc, char **argv) {
     InspectOpts o;
     int rc = parse(argc, argv, &o);
-    if (rc) return rc;
+    if (rc) return args_status(rc);
     LoadedRun r;
     if ((rc = run_load(&r, o.run))) return rc;
     const Model *m = &r.model;
@@ -774,7 +760,8 @@ int cmd_inspect(int argc, char **argv) {
     pool_init(r.cfg.threads);
     Inspect in = {.r = &r, .m = &r.model,
                   .cache = model_inference_bytes(&r.model, 1) != model_inference_bytes(&r.model, 2)};
-    in.fw = probe_state_layout(&r.model, &in.lay);
+    in.fw = r.model.kind->state_layout != NULL;
+    if (in.fw) r.model.kind->state_layout(&r.model.acfg, &in.lay);
     snprintf(in.dir, sizeof in.dir, "%s/inspect", r.dir);
     char path[4400];
     file_path(path, sizeof path, &in, "report.txt");

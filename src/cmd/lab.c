@@ -27,10 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention/decay.h"
 #include "lab/experiment.h"
 #include "lab/run_keys.h"
 #include "cmd/commands.h"
-#include "cmd/opt.h"
+#include "cmd/args.h"
 #include "cmd/run_load.h"
 #include "format/svg.h"
 #include "train/data.h"
@@ -43,10 +44,6 @@ enum { N_DH = sizeof DHS / sizeof DHS[0] };
 // N/dh = RATIO_NUM[i] / 8
 static const size_t RATIO_NUM[] = {1, 2, 4, 8, 16, 32};
 enum { N_RATIO = sizeof RATIO_NUM / sizeof RATIO_NUM[0] };
-
-static const char *const USAGE =
-    "usage: lmtrain lab [--out DIR] [--feature-map identity,elu1,relu] [--decay L] [--beta B]\n"
-    "                   [--trials N] [--seed S] [--run DIR [--layer L] [--head H] [--key-tokens N]]";
 
 typedef struct {
     const char *out, *run;
@@ -285,42 +282,29 @@ static int parse_fmaps(const char *v, LabOpts *o) {
 static int parse(int argc, char **argv, LabOpts *o) {
     *o = (LabOpts){.fmap = {FMAP_IDENTITY, FMAP_ELU1}, .n_fmap = 2, .decay = 0.97, .beta = 1.0, .trials = 20, .seed = 1,
                    .key_tokens = 4096};
-    const char *cmd = "lab", *v;
-    int rc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--out")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &o->out))) return rc;
-        } else if (!strcmp(a, "--run")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &o->run))) return rc;
-        } else if (!strcmp(a, "--feature-map")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = parse_fmaps(v, o))) return rc;
-        } else if (!strcmp(a, "--decay")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_double(cmd, a, v, 0, 1, &o->decay)))
-                return rc;
-        } else if (!strcmp(a, "--beta")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_double(cmd, a, v, 0, 1, &o->beta)))
-                return rc;
-        } else if (!strcmp(a, "--trials")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_size(cmd, a, v, 1, 100000, &o->trials)))
-                return rc;
-        } else if (!strcmp(a, "--seed")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_u64(cmd, a, v, &o->seed))) return rc;
-        } else if (!strcmp(a, "--layer")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_size(cmd, a, v, 0, 1 << 20, &o->layer)))
-                return rc;
-        } else if (!strcmp(a, "--head")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_size(cmd, a, v, 0, 1 << 20, &o->head)))
-                return rc;
-        } else if (!strcmp(a, "--key-tokens")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 1, 10000000, &o->key_tokens)))
-                return rc;
-        } else {
-            return err_set(ERR_USAGE, "lab: unknown option '%s'\n%s", a, USAGE);
-        }
-    }
-    return 0;
+    const char *fmaps = NULL;
+    const ArgOpt opts[] = {
+        {"--out", ARG_STRING, &o->out, "DIR", .help = "the results folder", .shown_default = "runs/lab, or RUN/lab with --run"},
+        {"--feature-map", ARG_STRING, &fmaps, "LIST", .help = "feature maps, comma-separated: elu1, relu, identity",
+         .shown_default = "identity,elu1"},
+        {"--decay", ARG_DOUBLE, &o->decay, "L", .help = "lambda of the decayed-sum rule", .lo = 0, .hi = 1},
+        {"--beta", ARG_DOUBLE, &o->beta, "B", .help = "write strength of the delta rules", .lo = 0, .hi = 1},
+        {"--trials", ARG_SIZE, &o->trials, "N", .help = "random draws averaged per point", .lo = 1, .hi = 100000},
+        {"--seed", ARG_U64, &o->seed, "S", .help = "random seed"},
+        {"--run", ARG_STRING, &o->run, "DIR", .help = "also the keys of a trained run's head"},
+        {"--layer", ARG_SIZE, &o->layer, "L", .help = "with --run: the layer (from 0)", .lo = 0, .hi = 1 << 20},
+        {"--head", ARG_SIZE, &o->head, "H", .help = "with --run: the head (from 0)", .lo = 0, .hi = 1 << 20},
+        {"--key-tokens", ARG_SIZE, &o->key_tokens, "N", .help = "with --run: validation tokens to draw keys from",
+         .lo = 1, .hi = 10000000},
+    };
+    const ArgSpec spec = {"lab", "[options]",
+                          "The memory lab, no training: N random key/value pairs written into one dh x dh state\n"
+                          "under each write rule (sum, decayed sum, delta with sum or L2 keys), read back against\n"
+                          "N/dh for dh = 16, 32, 64; then one key written twice. Tables, CSV and SVG in DIR.",
+                          ARGS_TABLE(opts)};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return rc;
+    return fmaps ? parse_fmaps(fmaps, o) : 0;
 }
 
 // The validation text's first n tokens, window after window (the lab only
@@ -361,7 +345,7 @@ static int run_source(const LabOpts *o, LoadedRun *r, Source *s, float **pool, f
     free(tok);
     *s = (Source){.name = "run", .fmap = o->fmap_given ? o->fmap[0] : r->cfg.feature_map, .keys = {*pool, n},
                   .dh = {m->dh}, .n_dh = 1, .lambda = (float)o->decay};
-    if (m->layer[o->layer].theta) s->lambda = (float)(1.0 / (1.0 + exp(-(double)m->layer[o->layer].theta->data[o->head])));
+    if (m->layer[o->layer].theta) s->lambda = (float)attn_lambda(m->layer[o->layer].theta->data[o->head]);
     *eps = r->cfg.eps;
     return 0;
 }
@@ -369,7 +353,7 @@ static int run_source(const LabOpts *o, LoadedRun *r, Source *s, float **pool, f
 int cmd_lab(int argc, char **argv) {
     LabOpts o;
     int rc = parse(argc, argv, &o);
-    if (rc) return rc;
+    if (rc) return args_status(rc);
     // one Gaussian source per feature map (dh 16, 32, 64); with --run two more:
     // the run's keys and Gaussian keys at its dh, both through the run's φ
     static Source src[5];

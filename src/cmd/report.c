@@ -1,31 +1,30 @@
-// report.c — `lmtrain report DIR`: report.md, curves.svg and curves_zoom.svg
-// from the finished runs of the ablation in DIR (its ablation.tsv names the
+// report.c — `lmtrain report DIR`: report.md, report.html, curves.svg and
+// curves_zoom.svg from the finished runs of the ablation in DIR (its ablation.tsv names the
 // runs), whoever trained them: `ablate`, or the lines of `ablate --plan` run
 // by xargs, GNU parallel or a Slurm array. Names the runs that are missing or
 // unfinished; the statistics use the finished ones.
 #include <stdio.h>
-#include <string.h>
 
+#include "cmd/args.h"
 #include "cmd/commands.h"
 #include "experiment/report.h"
 #include "experiment/results.h"
 #include "util/err.h"
 
-static const char USAGE[] = "usage: lmtrain report DIR   (DIR: the --out folder of `lmtrain ablate`)";
-
 int cmd_report(int argc, char **argv) {
-    const char *dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            puts(USAGE);
-            return 0;
-        }
-        if (argv[i][0] == '-' || dir) return err_set(ERR_USAGE, "report: unexpected argument '%s'\n%s", argv[i], USAGE);
-        dir = argv[i];
-    }
-    if (!dir) return err_set(ERR_USAGE, "report: missing DIR\n%s", USAGE);
+    const char *dirs[1];
+    ArgList dir_list = {dirs, 1, 0};
+    const ArgSpec spec = {"report", "DIR",
+                          "An ablation's report from its finished runs, whoever trained them (ablate, or the\n"
+                          "lines of ablate --plan): DIR/report.md, curves.svg, curves_zoom.svg.",
+                          .opts = NULL, .positional = &dir_list,
+                          .positional_help = "DIR  the --out folder of `lmtrain ablate`"};
+    int rc = args_parse(&spec, argc, argv);
+    if (rc) return args_status(rc);
+    if (dir_list.n == 0) return err_set(ERR_USAGE, "report: missing DIR (see lmtrain report --help)");
+    const char *dir = dirs[0];
     Ablation a;
-    int rc = ablation_load(&a, dir);
+    rc = ablation_load(&a, dir);
     if (rc) return rc;
     for (size_t i = 0; i < a.n_run; i++)
         if (a.run[i].state != RUN_FINISHED)
@@ -36,7 +35,7 @@ int cmd_report(int argc, char **argv) {
         rc = err_set(ERR_RUNTIME, "report: none of the %zu runs planned in %s has finished; nothing to report", a.n_run,
                      dir);
     else if (!(rc = report_write(&a, dir)))
-        printf("report written to %s/report.md, curves.svg and curves_zoom.svg (%zu of %zu runs finished)\n", dir,
+        printf("report written to %s/report.md, report.html and curves*.svg (%zu of %zu runs finished)\n", dir,
                a.n_finished, a.n_run);
     ablation_free(&a);
     return rc;

@@ -19,7 +19,7 @@
 #include "model/generate.h"
 #include "model/sampler.h"
 #include "cmd/commands.h"
-#include "cmd/opt.h"
+#include "cmd/args.h"
 #include "cmd/run_load.h"
 #include "util/err.h"
 #include "util/format_bytes.h"
@@ -35,36 +35,18 @@ typedef struct {
 
 static int parse(int argc, char **argv, SampleOpts *o) {
     *o = (SampleOpts){.tokens = 500, .temperature = 1.0, .seed = 1337};
-    const char *cmd = "sample", *v;
-    int rc;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--run")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &o->run))) return rc;
-        } else if (!strcmp(a, "--prompt")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &o->prompt))) return rc;
-        } else if (!strcmp(a, "--tokens")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 0, MAX_TOKENS, &o->tokens)))
-                return rc;
-        } else if (!strcmp(a, "--temperature")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_double(cmd, a, v, 0.0, 1e6, &o->temperature)))
-                return rc;
-        } else if (!strcmp(a, "--top-k")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) ||
-                (rc = opt_size(cmd, a, v, 0, 1 << 20, &o->top_k)))
-                return rc;
-        } else if (!strcmp(a, "--seed")) {
-            if ((rc = opt_value(cmd, argc, argv, &i, &v)) || (rc = opt_u64(cmd, a, v, &o->seed))) return rc;
-        } else {
-            return err_set(ERR_USAGE,
-                           "sample: unknown option '%s'\nusage: lmtrain sample --run DIR [--prompt TEXT] "
-                           "[--tokens N] [--temperature T] [--top-k K] [--seed S]", a);
-        }
-    }
-    if (!o->run) return err_set(ERR_USAGE, "sample: missing --run DIR (a run folder with checkpoint.bin)");
-    return 0;
+    const ArgOpt opts[] = {
+        {"--run", ARG_STRING, &o->run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
+        {"--prompt", ARG_STRING, &o->prompt, "TEXT", .help = "text to continue", .shown_default = "none: start from a newline"},
+        {"--tokens", ARG_SIZE, &o->tokens, "N", .help = "tokens to generate", .lo = 0, .hi = (double)MAX_TOKENS},
+        {"--temperature", ARG_DOUBLE, &o->temperature, "T", .help = "softmax temperature; 0 = always the likeliest", .lo = 0, .hi = 1e6},
+        {"--top-k", ARG_SIZE, &o->top_k, "K", .help = "sample among the K likeliest tokens; 0 = all", .lo = 0, .hi = 1 << 20},
+        {"--seed", ARG_U64, &o->seed, "S", .help = "random seed of the sampler"},
+    };
+    const ArgSpec spec = {"sample", "--run DIR [options]",
+                          "Generate text from a trained run, one token at a time (KV cache or recurrent state).",
+                          ARGS_TABLE(opts)};
+    return args_parse(&spec, argc, argv);
 }
 
 static double now_s(void) {
@@ -211,7 +193,7 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
 int cmd_sample(int argc, char **argv) {
     SampleOpts o;
     int rc = parse(argc, argv, &o);
-    if (rc) return rc;
+    if (rc) return args_status(rc);
     LoadedRun r;
     if ((rc = run_load(&r, o.run))) return rc;
     // Generation runs one token at a time: the per-token products are far

@@ -152,7 +152,7 @@ static double rel_err(const float *got, const double *want, size_t n) {
 static AttnConfig config_of(const Case *cs, int data) {
     AttnConfig c = {.heads = (int)cs->H, .dh = (int)cs->dh, .feature_map = cs->fmap, .eps = 1e-6f,
                     .normalize = cs->normalize, .chunk = cs->chunk,
-                    .state_identity = cs->state_identity, .decay = 1, .key_norm = cs->key_norm,
+                    .state_identity = cs->state_identity, .key_norm = cs->key_norm,
                     .data_decay = data};
     return c;
 }
@@ -418,9 +418,10 @@ static void test_lambda_range(void) {
 }
 
 // head sizes that exercise the vector lanes of the delta kernels (16, 20, 32)
+// and, at 64, delta's WY form
 static void test_head_sizes(void) {
-    size_t dhs[] = {16, 20, 32};
-    for (size_t i = 0; i < 3; i++) {
+    size_t dhs[] = {16, 20, 32, 64};
+    for (size_t i = 0; i < 4; i++) {
         Case b = LIN;
         b.what = "head size";
         b.dh = dhs[i], b.T = 40, b.chunk = 7, b.B = 1;

@@ -25,8 +25,10 @@
 //   reference backward vs double FD                     1e-6
 //   kind's float backward vs double FD (spot)           1e-4
 //   backward twice vs 2 x once                          1e-6 (observed: exact)
-// Exact (bit-identical): 1 thread vs 2 threads; step() vs the training
-// forward (they run the same per-token code, delta_token()).
+// Exact (bit-identical): 1 thread vs 2 threads; step() vs the token-recurrence
+// training form (they run the same per-token code, delta_token()). The kind
+// trains with the WY form (delta_wy.h), tested against the recurrence in
+// test_delta_wy.c and against the reference here.
 // (Observed: 6e-8 to 3e-6 for the float comparisons, < 1e-8 for the reference
 // against FD; DELTA_TEST_VERBOSE=1 prints every case.) The kernels have an
 // AVX-512 and a plain C path doing the same float operations in the same order:
@@ -35,6 +37,7 @@
 #include <string.h>
 
 #include "attention/attention.h"
+#include "attention/delta_chunk.h"
 #include "test.h"
 #include "util/pool.h"
 #include "util/rng.h"
@@ -236,7 +239,7 @@ static double rel_err_dd(const double *got, const double *want, size_t n) {
 static AttnConfig config_of(const Case *cs) {
     AttnConfig c = {.heads = (int)cs->H, .dh = (int)cs->dh, .feature_map = cs->fmap,
                     .eps = (float)eps_of(cs), .normalize = cs->normalize, .chunk = cs->chunk,
-                    .state_identity = cs->state_identity, .decay = cs->decay, .key_norm = cs->key_norm};
+                    .state_identity = cs->state_identity, .key_norm = cs->key_norm};
     return c;
 }
 
@@ -352,6 +355,24 @@ static float *run_steps(const Case *cs, const Inputs *in) {
     return y;
 }
 
+// y (B, H, T, dh) from the token recurrence (delta_chunk_forward), the form
+// step() shares its per-token code with (the kind trains with the WY form)
+static float *run_recurrence(const Case *cs, const Inputs *in) {
+    size_t d = cs->dh, T = cs->T, n = T * d;
+    float *y = nan_filled(in->n);
+    for (size_t bh = 0; bh < cs->B * cs->H; bh++) {
+        DeltaSlab p = {.T = T, .dh = d, .chunk = (size_t)cs->chunk < T ? (size_t)cs->chunk : T,
+                       .fmap = cs->fmap, .eps = (float)eps_of(cs), .normalize = cs->normalize,
+                       .key_norm = cs->key_norm, .state_identity = cs->state_identity,
+                       .lam = cs->decay ? (float)sigmoid_d((double)in->theta[bh % cs->H]) : 1.0f};
+        float *saved = nan_filled(delta_saved_floats(&p)), *scr = nan_filled(delta_scratch_floats(&p));
+        delta_chunk_forward(&p, y + bh * n, saved, scr, in->q + bh * n, in->k + bh * n, in->v + bh * n,
+                            in->a + bh * T);
+        free(saved), free(scr);
+    }
+    return y;
+}
+
 // L = Σ dy·y_ref at the given (possibly perturbed) inputs
 static double ref_loss(const Case *cs, const Inputs *in, double *ybuf) {
     ref_forward(cs, ybuf, NULL, in->qd, in->kd, in->vd, in->ad, in->thetad);
@@ -392,7 +413,9 @@ static void check_case(const Case *cs, unsigned long long seed) {
     for (size_t i = 0; i < BH; i++) mean_norm += norms[i] / (double)BH;
 
     double e_fwd = rel_err(o.y, yr, n), e_step = rel_err(ys, yr, n);
-    int step_exact = memcmp(ys, o.y, n * sizeof(float)) == 0;
+    float *yrec = run_recurrence(cs, &in);
+    int step_exact = memcmp(ys, yrec, n * sizeof(float)) == 0;
+    free(yrec);
     double e_dq = rel_err(o.dq, gq, n), e_dk = rel_err(o.dk, gk, n), e_dv = rel_err(o.dv, gv, n);
     double e_da = rel_err(o.da, ga, na);
     double e_norm = fabs(o.norm - mean_norm) / (mean_norm > 1e-30 ? mean_norm : 1e-30);
@@ -407,7 +430,7 @@ static void check_case(const Case *cs, unsigned long long seed) {
                 cs->what, e_fwd, e_step, step_exact ? "=" : "!", e_norm, e_dq, e_dk, e_dv, e_da, e_th);
     CHECK(e_fwd <= 1e-4);
     CHECK(e_step <= 1e-4);
-    CHECK(step_exact);  // step() and the training forward share delta_token()
+    CHECK(step_exact);  // step() and the token recurrence share delta_token()
     CHECK(e_norm <= 1e-4);
     CHECK(e_dq <= 1e-4);
     CHECK(e_dk <= 1e-4);
@@ -585,6 +608,14 @@ static void test_head_sizes(void) {
     c.what = "dh 32, no decay, identity, chunk 64";
     c.dh = 32, c.decay = 0, c.state_identity = 1, c.chunk = 64;
     check_case(&c, 610);
+    // dh 64: the kind trains with the WY form from there on (delta.c)
+    c = BASE;
+    c.what = "dh 64 (WY form), chunk 16";
+    c.dh = 64, c.T = 40, c.chunk = 16, c.B = 1;
+    check_case(&c, 620);
+    c.what = "dh 64 (WY form), l2, lambda .05/.999, chunk 7";
+    c.key_norm = KEYNORM_L2, c.fmap = FMAP_IDENTITY, c.lam[0] = 0.05, c.lam[1] = 0.999, c.chunk = 7;
+    check_case(&c, 621);
 }
 
 // The hand-written reference backward against central differences of the
@@ -713,7 +744,7 @@ static void test_thread_count_independent(void) {
 static void test_memory_bounds(void) {
     size_t d = 32, T = 16384;
     AttnConfig c = {.heads = 1, .dh = (int)d, .feature_map = FMAP_ELU1, .eps = 1e-6f,
-                    .normalize = 1, .chunk = 128, .state_identity = 0, .decay = 1};
+                    .normalize = 1, .chunk = 128, .state_identity = 0};
     size_t w = attn_delta.work_floats(&c, 1, T);
     size_t bound = (T / 128 + 128 + 2) * d * d + 8 * 128 * d;  // states + per-position vectors
     if (verbose()) fprintf(stderr, "  work %zu floats for T %zu (T dh^2 = %zu)\n", w, T, T * d * d);

@@ -60,6 +60,20 @@ static void test_three_way_report(void) {
     CHECK(file_exists(rep));
     snprintf(rep, sizeof rep, "%s/d/seed5/summary.txt", out);
     CHECK(file_exists(rep));
+    // report.html: report.md's tables and the charts inline, nothing fetched or run
+    snprintf(rep, sizeof rep, "%s/report.html", out);
+    char *h = read_all(rep, NULL);
+    CHECK(h != NULL);
+    if (!h) return;
+    size_t svgs = 0, tables = 0;
+    for (char *p = strstr(h, "<svg"); p; p = strstr(p + 1, "<svg")) svgs++;
+    for (char *p = strstr(h, "<table>"); p; p = strstr(p + 1, "<table>")) tables++;
+    CHECK(svgs == 5);     // loss zoomed and full, loss by position, λ horizons, memory
+    CHECK(tables == 4);   // main, paired differences, memory, every run
+    CHECK(strstr(h, "<td>linear_decay</td>") != NULL);
+    CHECK(!strstr(h, "<script") && !strstr(h, "src=") && !strstr(h, "href=") && !strstr(h, "@import"));
+    CHECK(!strstr(h, "Not available: no kind"));  // linear_decay has a λ: its horizon is drawn
+    free(h);
 }
 
 static void test_report_flags_different_batches(void) {

@@ -1,0 +1,291 @@
+// delta_wy.c — the WY/UT chunkwise form of the (gated) delta rule: forward and backward.
+//
+// Notation (see the header): d = dh, L = this chunk's length, r = row (query,
+// or the position being written) and s = column (an earlier key) inside the
+// chunk, b the cumulative log-decays, γ_r = e^{b_r}, g_s = e^{b_{L-1} − b_s}.
+#include "delta_wy.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "attention/feature_map.h"
+#include "kernels/gemm.h"
+
+static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
+static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk - 1) / p->chunk : 0; }
+
+typedef struct {
+    float *kh, *qh;          // (C, d) k̂, q̂
+    float *r, *u;            // (C, d) R = V − diag(γ) K̂ S, then Z = diag(β) R; U
+    float *du, *dz;          // (C, d) backward: dL/dU, dL/dZ
+    float *dqh, *dkh, *tmp;  // (C, d)
+    float *m, *p, *gm, *dm;  // (C, C) K̂K̂ᵀ then A; Q̂K̂ᵀ ⊙ D; backward products; D
+    float *S, *dS, *dSin;    // (d, d) running state / dL/dS after the chunk / dL/dS before it
+    float *sk, *sq, *beta, *omb, *gam, *gs;  // (C)
+    double *b, *db;          // (C)
+    size_t stride;           // this chunk's L: the row length of the (L, L) products
+} Scratch;
+
+static Scratch scratch_at(const DeltaSlab *p, float *base) {
+    size_t C = p->chunk, d = p->dh;
+    Scratch s;
+    float *f = base;
+    float **cd[] = {&s.kh, &s.qh, &s.r, &s.u, &s.du, &s.dz, &s.dqh, &s.dkh, &s.tmp};
+    for (size_t i = 0; i < sizeof cd / sizeof *cd; i++) *cd[i] = f, f += round16(C * d);
+    float **cc[] = {&s.m, &s.p, &s.gm, &s.dm};
+    for (size_t i = 0; i < 4; i++) *cc[i] = f, f += round16(C * C);
+    float **dd[] = {&s.S, &s.dS, &s.dSin};
+    for (size_t i = 0; i < 3; i++) *dd[i] = f, f += round16(d * d);
+    float **c1[] = {&s.sk, &s.sq, &s.beta, &s.omb, &s.gam, &s.gs};
+    for (size_t i = 0; i < 6; i++) *c1[i] = f, f += round16(C);
+    s.b = (double *)(void *)f, f += round16(2 * C);  // 64-byte aligned: fine for double
+    s.db = (double *)(void *)f;
+    return s;
+}
+
+size_t delta_wy_scratch_floats(const DeltaSlab *p) {
+    size_t C = p->chunk, d = p->dh;
+    return 9 * round16(C * d) + 4 * round16(C * C) + 3 * round16(d * d) + 6 * round16(C) +
+           2 * round16(2 * C);
+}
+
+static double dotd(const float *a, const float *b, size_t n) {
+    double acc = 0;
+    for (size_t i = 0; i < n; i++) acc += (double)a[i] * b[i];
+    return acc;
+}
+
+// k̂, q̂, β, the decays b, γ, g of positions [t0, t0+L)
+static void load_chunk(const DeltaSlab *p, Scratch *s, size_t t0, size_t L, const float *q,
+                       const float *k, const float *a) {
+    size_t d = p->dh;
+    double acc = 0;
+    s->stride = L;
+    for (size_t r = 0; r < L; r++) {
+        s->sk[r] = delta_features(p, s->kh + r * d, k + (t0 + r) * d);
+        s->sq[r] = delta_features(p, s->qh + r * d, q + (t0 + r) * d);
+        delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
+        acc += p->ll ? (double)p->ll[t0 + r] : p->loglam;
+        s->b[r] = acc;
+        s->db[r] = 0;
+    }
+    for (size_t r = 0; r < L; r++) {
+        s->gam[r] = (float)exp(s->b[r]);
+        s->gs[r] = (float)exp(s->b[L - 1] - s->b[r]);
+        for (size_t j = 0; j <= r; j++) s->dm[r * L + j] = fmap_exp_neg((float)(s->b[r] - s->b[j]));
+    }
+}
+
+// D_rs = e^{b_r − b_s}, s <= r (filled once per chunk by load_chunk)
+static inline float dcoef(const Scratch *s, size_t r, size_t j) { return s->dm[r * s->stride + j]; }
+
+// The chunk's U from the state S entering it: R = V − diag(γ) K̂ S (kept in s->r
+// as Z = diag(β) R), M = K̂K̂ᵀ turned into A (strictly lower), and U by forward
+// substitution of (I + A) U = Z.
+static void solve_u(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, const float *v,
+                    const float *S) {
+    size_t d = p->dh;
+    gemm_serial(0, 0, L, d, d, 1.0f, s->kh, d, S, d, 0.0f, s->r, d);  // K̂ S
+    for (size_t r = 0; r < L; r++) {
+        float *zr = s->r + r * d, br = s->beta[r], gr = s->gam[r];
+        const float *vr = v + (t0 + r) * d;
+        for (size_t j = 0; j < d; j++) zr[j] = br * (vr[j] - gr * zr[j]);
+    }
+    gemm_serial(0, 1, L, L, d, 1.0f, s->kh, d, s->kh, d, 0.0f, s->m, L);  // K̂K̂ᵀ
+    for (size_t r = 0; r < L; r++) {
+        float *ar = s->m + r * L, *ur = s->u + r * d;
+        for (size_t j = 0; j < r; j++) ar[j] *= s->beta[r] * dcoef(s, r, j);
+        for (size_t j = r; j < L; j++) ar[j] = 0.0f;
+        memcpy(ur, s->r + r * d, d * sizeof(float));
+        for (size_t j = 0; j < r; j++) {
+            float c = ar[j];
+            const float *uj = s->u + j * d;
+            for (size_t i = 0; i < d; i++) ur[i] -= c * uj[i];
+        }
+    }
+}
+
+// P = (Q̂ K̂ᵀ) ⊙ D (lower triangle, diagonal included)
+static void scores(const DeltaSlab *p, const Scratch *s, size_t L) {
+    size_t d = p->dh;
+    gemm_serial(0, 1, L, L, d, 1.0f, s->qh, d, s->kh, d, 0.0f, s->p, L);
+    for (size_t r = 0; r < L; r++) {
+        float *pr = s->p + r * L;
+        for (size_t j = 0; j <= r; j++) pr[j] *= dcoef(s, r, j);
+        for (size_t j = r + 1; j < L; j++) pr[j] = 0.0f;
+    }
+}
+
+static void state_init(const DeltaSlab *p, float *S) {
+    size_t d = p->dh;
+    memset(S, 0, d * d * sizeof(float));
+    if (p->state_identity)
+        for (size_t i = 0; i < d; i++) S[i * d + i] = 1.0f;
+}
+
+double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scratch, const float *q,
+                        const float *k, const float *v, const float *a) {
+    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p);
+    Scratch s = scratch_at(p, scratch);
+    state_init(p, s.S);
+    for (size_t c = 0; c < nch; c++) {
+        size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
+        memcpy(saved + c * d * d, s.S, d * d * sizeof(float));  // for backward's recompute
+        load_chunk(p, &s, t0, L, q, k, a);
+        solve_u(p, &s, t0, L, v, s.S);
+        scores(p, &s, L);
+        // Y = diag(γ) Q̂ S + P U
+        float *yc = y + t0 * d;
+        gemm_serial(0, 0, L, d, d, 1.0f, s.qh, d, s.S, d, 0.0f, yc, d);
+        for (size_t r = 0; r < L; r++)
+            for (size_t j = 0; j < d; j++) yc[r * d + j] *= s.gam[r];
+        gemm_serial(0, 0, L, d, L, 1.0f, s.p, L, s.u, d, 1.0f, yc, d);
+        // S ← γ_{L-1} S + K̂ᵀ diag(g) U   (rows of K̂ scaled in place: last use)
+        for (size_t r = 0; r < L; r++)
+            for (size_t i = 0; i < d; i++) s.kh[r * d + i] *= s.gs[r];
+        gemm_serial(1, 0, d, d, L, 1.0f, s.kh, d, s.u, d, s.gam[L - 1], s.S, d);
+    }
+    double ss = 0;
+    for (size_t i = 0; i < d * d; i++) ss += (double)s.S[i] * s.S[i];
+    return sqrt(ss);
+}
+
+// Backward of one chunk, given dS = dL/d(state after it); leaves dL/d(state
+// before it) in dS. Steps numbered as in the derivation (header).
+double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da, float *dll,
+                         const float *dy, const float *saved, float *scratch, const float *q,
+                         const float *k, const float *v, const float *a) {
+    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p);
+    Scratch s = scratch_at(p, scratch);
+    double total = 0, *db = s.db;
+    memset(s.dS, 0, d * d * sizeof(float));  // the final state feeds nothing
+    for (size_t c = nch; c-- > 0;) {
+        size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
+        const float *Sin = saved + c * d * d, *dyc = dy + t0 * d;
+        load_chunk(p, &s, t0, L, q, k, a);
+        solve_u(p, &s, t0, L, v, Sin);  // s.r = Z, s.m = A, s.u = U
+        scores(p, &s, L);               // s.p = Q̂K̂ᵀ ⊙ D
+
+        // (1) S_out = γ_{L-1} S_in + Σ_s g_s k̂_s u_sᵀ:
+        //     du_s = g_s (K̂ dS)_s;  dk̂_s = g_s (U dSᵀ)_s;  x_s = g_s k̂_s·(dS u_s) -> db_{L-1} − db_s
+        gemm_serial(0, 0, L, d, d, 1.0f, s.kh, d, s.dS, d, 0.0f, s.du, d);
+        gemm_serial(0, 1, L, d, d, 1.0f, s.u, d, s.dS, d, 0.0f, s.dkh, d);
+        for (size_t r = 0; r < L; r++) {
+            float g = s.gs[r];
+            if (r + 1 < L) {  // r = L-1 nets to 0 (and adding then removing x would round away db)
+                double x = g * dotd(s.dkh + r * d, s.kh + r * d, d);
+                db[L - 1] += x;
+                db[r] -= x;
+            }
+            for (size_t j = 0; j < d; j++) s.du[r * d + j] *= g, s.dkh[r * d + j] *= g;
+        }
+        db[L - 1] += s.gam[L - 1] * dotd(Sin, s.dS, d * d);
+        // dS_in starts as γ_{L-1} dS_out (the rest is added below)
+        for (size_t i = 0; i < d * d; i++) s.dSin[i] = s.gam[L - 1] * s.dS[i];
+
+        // (2) Y = diag(γ) Q̂ S_in + P U:  dU += Pᵀ dY;  with G = dY Uᵀ, dP = G ⊙ D
+        //     (x_rs = P_rs G_rs -> db_r − db_s), dq̂ += dP K̂, dk̂ += dPᵀ Q̂;
+        //     dq̂_r += γ_r (dY S_inᵀ)_r (x_r = γ_r q̂_r·(dY S_inᵀ)_r -> db_r);
+        //     dS_in += Q̂ᵀ diag(γ) dY
+        gemm_serial(1, 0, L, d, L, 1.0f, s.p, L, dyc, d, 1.0f, s.du, d);
+        gemm_serial(0, 1, L, L, d, 1.0f, dyc, d, s.u, d, 0.0f, s.gm, L);
+        for (size_t r = 0; r < L; r++) {
+            float *gr = s.gm + r * L;
+            const float *pr = s.p + r * L;
+            for (size_t j = 0; j < r; j++) {  // j = r: D = 1, its db terms cancel
+                double x = (double)pr[j] * gr[j];
+                db[r] += x;
+                db[j] -= x;
+                gr[j] *= dcoef(&s, r, j);
+            }
+            for (size_t j = r + 1; j < L; j++) gr[j] = 0.0f;
+        }
+        gemm_serial(0, 0, L, d, L, 1.0f, s.gm, L, s.kh, d, 0.0f, s.dqh, d);
+        gemm_serial(1, 0, L, d, L, 1.0f, s.gm, L, s.qh, d, 1.0f, s.dkh, d);
+        gemm_serial(0, 1, L, d, d, 1.0f, dyc, d, Sin, d, 0.0f, s.tmp, d);
+        for (size_t r = 0; r < L; r++) {
+            float gr = s.gam[r];
+            float *tr = s.tmp + r * d;
+            db[r] += gr * dotd(tr, s.qh + r * d, d);
+            for (size_t j = 0; j < d; j++) s.dqh[r * d + j] += gr * tr[j];
+        }
+        for (size_t r = 0; r < L; r++)  // rows of Q̂ scaled by γ: Q̂ is not needed after this
+            for (size_t i = 0; i < d; i++) s.qh[r * d + i] *= s.gam[r];
+        gemm_serial(1, 0, d, d, L, 1.0f, s.qh, d, dyc, d, 1.0f, s.dSin, d);
+
+        // (3) (I + A) U = Z:  (I + Aᵀ) dZ = dU by back substitution;  dA_rs = −dz_r·u_s (s < r)
+        for (size_t r = L; r-- > 0;) {
+            float *dzr = s.dz + r * d;
+            memcpy(dzr, s.du + r * d, d * sizeof(float));
+            for (size_t j = r + 1; j < L; j++) {
+                float c2 = s.m[j * L + r];
+                const float *dzj = s.dz + j * d;
+                for (size_t i = 0; i < d; i++) dzr[i] -= c2 * dzj[i];
+            }
+        }
+        gemm_serial(0, 1, L, L, d, -1.0f, s.dz, d, s.u, d, 0.0f, s.gm, L);  // dA (lower part used)
+        // (4) A_rs = β_r D_rs M_rs:  dβ_r += Σ_s dA_rs D_rs M_rs = Σ_s dA_rs A_rs / β_r, taken
+        //     as dA_rs (D_rs M_rs) from M recomputed; x_rs = dA_rs A_rs -> db_r − db_s;
+        //     dM_rs = dA_rs β_r D_rs, M = K̂K̂ᵀ: dk̂ += dM K̂ + dMᵀ K̂
+        gemm_serial(0, 1, L, L, d, 1.0f, s.kh, d, s.kh, d, 0.0f, s.p, L);  // M again (P is dead)
+        for (size_t r = 0; r < L; r++) {
+            float *gr = s.gm + r * L;
+            const float *mr = s.p + r * L, *ar = s.m + r * L;
+            double dbeta = 0;
+            for (size_t j = 0; j < r; j++) {
+                float dm = dcoef(&s, r, j);
+                double x = (double)gr[j] * ar[j];
+                db[r] += x;
+                db[j] -= x;
+                dbeta += (double)gr[j] * dm * mr[j];
+                gr[j] *= s.beta[r] * dm;
+            }
+            for (size_t j = r; j < L; j++) gr[j] = 0.0f;
+            // (5) Z = diag(β) R: dβ_r += dz_r·R_r = dz_r·z_r / β_r, taken from R recomputed below
+            s.sq[r] = (float)dbeta;  // (q̂'s divisor is re-derived for the feature backward)
+        }
+        gemm_serial(0, 0, L, d, L, 1.0f, s.gm, L, s.kh, d, 1.0f, s.dkh, d);
+        gemm_serial(1, 0, L, d, L, 1.0f, s.gm, L, s.kh, d, 1.0f, s.dkh, d);
+
+        // (5) (6) R = V − diag(γ) K̂ S_in, Z = diag(β) R:  dβ_r += dz_r·R_r;  dR = diag(β) dZ;
+        //     dv += dR;  dKS = −diag(γ) dR: dk̂ += dKS S_inᵀ, dS_in += K̂ᵀ dKS,
+        //     x_r = −γ_r (K̂ S_in)_r·dR_r -> db_r
+        gemm_serial(0, 0, L, d, d, 1.0f, s.kh, d, Sin, d, 0.0f, s.tmp, d);  // K̂ S_in
+        for (size_t r = 0; r < L; r++) {
+            const float *vr = v + (t0 + r) * d, *ks = s.tmp + r * d;
+            float *dzr = s.dz + r * d, *dvr = dv + (t0 + r) * d, br = s.beta[r], gr = s.gam[r];
+            double dbeta = s.sq[r], x = 0;
+            for (size_t j = 0; j < d; j++) {
+                float rj = vr[j] - gr * ks[j];
+                dbeta += (double)dzr[j] * rj;
+                float dr = br * dzr[j];
+                dvr[j] += dr;
+                x += (double)ks[j] * dr;
+                dzr[j] = -gr * dr;  // dKS
+            }
+            db[r] -= gr * x;
+            if (da) da[t0 + r] += (float)(dbeta * s.beta[r] * s.omb[r]);
+        }
+        gemm_serial(0, 1, L, d, d, 1.0f, s.dz, d, Sin, d, 1.0f, s.dkh, d);
+        gemm_serial(1, 0, d, d, L, 1.0f, s.kh, d, s.dz, d, 1.0f, s.dSin, d);
+        memcpy(s.dS, s.dSin, d * d * sizeof(float));
+
+        // dL/db_r -> dL/dlog λ_t: t0 + u gets Σ_{r>=u} dL/db_r
+        double suffix = 0;
+        for (size_t u = L; u-- > 0;) {
+            suffix += db[u];
+            total += suffix;
+            if (dll) dll[t0 + u] += (float)suffix;
+        }
+
+        // through the normalised features (their divisors recomputed: s.sq was reused)
+        for (size_t r = 0; r < L; r++) {
+            float *qh = s.tmp;  // q̂_r again (s.qh was scaled by γ above)
+            float sq = delta_features(p, qh, q + (t0 + r) * d);
+            delta_features_backward(p, dq + (t0 + r) * d, s.dqh + r * d, qh, sq, q + (t0 + r) * d);
+            delta_features_backward(p, dk + (t0 + r) * d, s.dkh + r * d, s.kh + r * d, s.sk[r],
+                                    k + (t0 + r) * d);
+        }
+    }
+    return total;
+}
