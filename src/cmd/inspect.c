@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attention/decay.h"
 #include "cmd/commands.h"
 #include "cmd/inspect_probe.h"
 #include "cmd/args.h"
@@ -53,8 +54,8 @@ typedef struct {
     Model *m;
     char dir[4300];   // DIR/inspect
     AtomicFile rep;   // report.txt
-    int fw;           // the kind keeps a fast-weight state (probe_state_layout)
-    ProbeLayout lay;  // where, when fw
+    int fw;               // the kind keeps a fast-weight state (AttnKind.state_layout)
+    AttnStateLayout lay;  // where, when fw
     int cache;        // the kind generates from a KV cache (its memory grows with length)
 } Inspect;
 
@@ -185,8 +186,8 @@ static int section_lambda(Inspect *in) {
         for (size_t h = 0; h < m->H; h++) {
             double th = m->layer[l].theta->data[h];
             // 1 - λ = sigmoid(-θ) and -ln λ = softplus(-θ), both without cancellation near λ = 1
-            double lam = 1.0 / (1.0 + exp(-th)), one_minus = 1.0 / (1.0 + exp(th));
-            double neg_log = th > 0 ? log1p(exp(-th)) : -th + log1p(exp(th));
+            double lam = attn_lambda(th), one_minus = attn_lambda(-th);
+            double neg_log = -decay_log_sigmoid(th);
             double horizon = 1.0 / one_minus, half = log(2.0) / neg_log;
             out(in, "%6zu %5zu %10.4f %10.6f %12.1f %12.1f\n", l, h, th, lam, horizon, half);
             fprintf(a.f, "%zu,%zu,%.9g,%.9g,%.9g,%.9g\n", l, h, th, lam, horizon, half);
@@ -683,7 +684,7 @@ static int section_attention(Inspect *in, size_t layer) {
     for (size_t h = 0; h < H; h++) {
         probe_head_trace(m, tok, T, layer, h, &tr);
         const float *th = m->layer[layer].theta ? m->layer[layer].theta->data : NULL;
-        double lam = th ? 1.0 / (1.0 + exp(-(double)th[h])) : 1.0;
+        double lam = th ? attn_lambda(th[h]) : 1.0;
         double *w = W + h * T * T;
         kind->value_weights(&m->acfg, T, tr.q, tr.k, tr.aux, lam, w, y0);
         // the weights must give back the step's own output: y_i = Σ_j W_ij v_j + y0_i
@@ -782,7 +783,8 @@ int cmd_inspect(int argc, char **argv) {
     pool_init(r.cfg.threads);
     Inspect in = {.r = &r, .m = &r.model,
                   .cache = model_inference_bytes(&r.model, 1) != model_inference_bytes(&r.model, 2)};
-    in.fw = probe_state_layout(&r.model, &in.lay);
+    in.fw = r.model.kind->state_layout != NULL;
+    if (in.fw) r.model.kind->state_layout(&r.model.acfg, &in.lay);
     snprintf(in.dir, sizeof in.dir, "%s/inspect", r.dir);
     char path[4400];
     file_path(path, sizeof path, &in, "report.txt");
