@@ -8,6 +8,7 @@
 #                     SEEDS=1 the quick one-seed version)
 #   make recall       the recall ablation (runs/recall) and the pairs sweep (runs/recall_sweep)
 #   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
+#   make bench-compare  lmtrain vs PyTorch training tokens/s on this machine (needs python3-torch)
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
 #   make test-valgrind  training, resume and sampling under valgrind memcheck
 #   make test-html    report.html rendered in headless Chromium (needs Debian's chromium)
@@ -56,7 +57,7 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test test-html data ablation recall bench clean
+.PHONY: all test test-html data ablation recall bench bench-compare clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -160,6 +161,13 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 # peak FLOP/s, training throughput, cost vs length, generation speed -> runs/bench/
 bench: $(BIN)
 	./$(BIN) bench
+
+# lmtrain against PyTorch (Debian's python3-torch, hence /usr/bin/python3) on
+# the baby model, interleaved rounds, ratio per round and median
+# (tests/reference/bench_compare.py; BENCH_COMPARE_ARGS e.g. --rounds 9 --threads 2)
+PYTHON_TORCH ?= /usr/bin/python3
+bench-compare: $(BIN)
+	$(PYTHON_TORCH) tests/reference/bench_compare.py --lmtrain ./$(BIN) $(BENCH_COMPARE_ARGS)
 
 # ---- valgrind memcheck (part of the hardening block above) ------------------
 # Its own build: valgrind cannot run AVX-512, so no -march=native here; -mavx2

@@ -366,7 +366,7 @@ int cmd_ablate(int argc, char **argv) {
     }
     dir_lock_release(&lock);
     if (rc) goto out;
-    if (!rc) printf("comparison written to %s/report.md, report.html, curves.svg and curves_zoom.svg\n", a.out);
+    if (!rc) printf("comparison written to %s/report.md, report.html and curves*.svg\n", a.out);
 out:
     plan_free(&p);
     return rc;

@@ -14,7 +14,7 @@
 
 typedef struct {
     Tensor t;          // data/grad point into the model's blocks; grad NULL if frozen
-    int decay;         // AdamW weight decay applies (matrices and embeddings)
+    int weight_decay;  // AdamW weight decay applies (matrices and embeddings)
     size_t offset;     // offset in floats inside the parameter block
 } Param;
 
