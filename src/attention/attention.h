@@ -27,10 +27,27 @@ typedef struct {
     int normalize;        // divide by phi(q)^T z + eps
     int chunk;            // chunk length of the chunkwise-parallel training form
     int state_identity;   // S_0 = I, z_0 = 1 (decays like any other term)
-    int decay;            // decay enabled for this layer (λ = sigmoid(theta))
     KeyNorm key_norm;     // sum or l2 normalisation of φ(q), φ(k) (kinds with uses_key_norm)
     int data_decay;       // λ per token from an extra aux input (decay.h; kinds with data_decay)
 } AttnConfig;
+
+// Where step()'s state keeps one head's fast-weight matrix S (dh, dh),
+// row-major: head h's S starts at h * head_stride; with has_z its normaliser z
+// (dh) follows S. (The rest of a head's stride, if any, is the kind's own.)
+typedef struct {
+    size_t head_stride;
+    int has_z;
+} AttnStateLayout;
+
+// One configuration the finite-difference check (autograd/gradcheck.c) runs
+// a kind's forward and backward through; each kind lists its own.
+typedef struct {
+    FeatureMap fmap;
+    int normalize, identity, key_shift, chunk;
+    float lam;            // λ of head 0 (kinds with uses_decay)
+    KeyNorm key_norm;
+    int data_decay;
+} AttnCheckCase;
 
 typedef struct AttnKind {
     const char *name;
@@ -90,8 +107,33 @@ typedef struct AttnKind {
     const char *weights_formula;  // what W is, in words and symbols (for inspect)
     void (*value_weights)(const AttnConfig *c, size_t T, const float *q, const float *k,
                           const float *aux, double lam, double *W, double *y0);
+
+    // ---- what the rest of the program asks, so that no code outside
+    // src/attention/ needs to know a kind by its name ----
+    // The layout of step()'s state; NULL for a kind without a fast-weight
+    // state (a KV cache that grows with the sequence: softmax).
+    void (*state_layout)(const AttnConfig *c, AttnStateLayout *lay);
+    // FLOPs of one forward + backward over one (b, h) slab of T positions as
+    // the kernels execute them (a multiply-add is 2); *fwd gets the forward's
+    // share. Terms of order T·dh (feature maps, normalisers) are not counted.
+    double (*flops)(const AttnConfig *c, size_t T, double *fwd);
+    // The gradient-check configurations of this kind (gradcheck runs each).
+    const AttnCheckCase *check_cases;
+    size_t n_check_cases;
 } AttnKind;
 
 // NULL-terminated list of every kind, in registry.c.
 extern const AttnKind *const attn_kinds[];
 const AttnKind *attn_kind_find(const char *name);
+
+// The chunk length the chunkwise training forms run with for T positions:
+// [attention] chunk, and a chunk longer than T is one chunk of T.
+static inline size_t attn_chunk_length(const AttnConfig *c, size_t T) {
+    size_t chunk = c->chunk > 0 ? (size_t)c->chunk : 1;
+    return chunk < T ? chunk : T;
+}
+
+// ||S||_F and ||z||_2 (NaN without z) of head h in a layer's step() state
+// (kinds with state_layout).
+void attn_state_norms(const AttnKind *k, const AttnConfig *c, const float *state, size_t h, double *s_norm,
+                      double *z_norm);

@@ -19,6 +19,11 @@ static inline double decay_sigmoid(double x) {
     return e / (1.0 + e);
 }
 
+// λ from its logit θ, and back: the one place the program writes
+// λ = sigmoid(θ) (attn_lambda(-θ) = 1 − λ without cancellation near λ = 1).
+static inline double attn_lambda(double theta) { return decay_sigmoid(theta); }
+static inline double attn_logit(double lambda) { return log(lambda / (1.0 - lambda)); }
+
 // log sigmoid(x) = -softplus(-x), without overflow for any x
 static inline double decay_log_sigmoid(double x) {
     return x >= 0 ? -log1p(exp(-x)) : x - log1p(exp(x));

@@ -34,7 +34,7 @@
 //   decay         fixed | learned: one λ per head as above. data (Gated
 //                 DeltaNet): λ_t = sigmoid(g_t + θ_h) per head and token, g_t
 //                 the second aux input (decay.h); θ_h its learned bias.
-//   AttnConfig.decay is not consulted: decay is on iff θ is given.
+//   Decay is on iff θ is given.
 #include <math.h>
 #include <string.h>
 
@@ -52,9 +52,8 @@ static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, 
     DeltaSlab p;
     p.T = T;
     p.dh = (size_t)c->dh;
-    size_t C = c->chunk > 0 ? (size_t)c->chunk : 1;
-    p.chunk = C < T ? C : T;  // a chunk longer than T is one chunk of T
-    if (p.chunk == 0) p.chunk = 1;
+    p.chunk = attn_chunk_length(c, T);
+    if (p.chunk == 0) p.chunk = 1;  // T = 0
     p.fmap = c->feature_map;
     p.eps = c->eps;
     p.normalize = c->normalize;
@@ -250,6 +249,41 @@ static size_t delta_memory_bytes(const AttnConfig *c, size_t len) {
     return delta_state_floats(c, 0) * sizeof(float);
 }
 
+// ---- what the rest of the program asks ----
+
+// step()'s state: per head S (dh, dh), then the kind's scratch
+static void delta_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
+    size_t d = (size_t)c->dh;
+    *lay = (AttnStateLayout){d * d, 0};
+}
+
+// delta_chunk.c per slab, token by token, d = dh, counting only the d² terms:
+//   forward   e = v − λ Sᵀk̂       2d²
+//             S' = λS + β k̂ eᵀ    3d²   (a multiply, a multiply-add)
+//             y = S'ᵀ q̂           2d²
+//   backward  recompute e and S' as forward did (no y; the chunk's last
+//             position needs no S')                     5d² (2d² at a chunk's end)
+//             pass A: G += q̂ dyᵀ, du += Gᵀk̂, P·dy, G·u, P·G   10d²
+//             pass B: P du, G = λG − c du                        5d²
+// so 27d² per token (less 3d² per chunk) of which 7d² forward.
+static double delta_flops(const AttnConfig *c, size_t T, double *fwd) {
+    double d2 = (double)c->dh * (double)c->dh;
+    size_t chunk = attn_chunk_length(c, T);
+    double chunks = T ? (double)((T + chunk - 1) / chunk) : 0;
+    *fwd = 7 * d2 * (double)T;
+    return *fwd + 20 * d2 * (double)T - 3 * d2 * chunks;
+}
+
+// fmap, normalize, identity, key_shift, chunk, lam, key_norm, data_decay
+static const AttnCheckCase delta_checks[] = {
+    {FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
+    {FMAP_ELU1, 1, 0, 1, 3, 0.9f, KEYNORM_SUM, 0},
+    {FMAP_IDENTITY, 1, 0, 0, 4, 0.9f, KEYNORM_L2, 0},
+    {FMAP_ELU1, 1, 1, 1, 3, 0.5f, KEYNORM_L2, 0},
+    {FMAP_ELU1, 1, 0, 1, 3, 0.9f, KEYNORM_SUM, 1},
+    {FMAP_IDENTITY, 1, 1, 0, 4, 0.5f, KEYNORM_L2, 1},
+};
+
 const AttnKind attn_delta = {
     .name = "delta",
     .training_form = "exact token recurrence, chunk by chunk",
@@ -269,4 +303,8 @@ const AttnKind attn_delta = {
     .memory_bytes = delta_memory_bytes,
     .value_weights = delta_value_weights,
     .weights_formula = "through the corrections u_j = β_j(v_j − λS_{j−1}ᵀk̂_j) it writes, W = A·M with A[i, j] = λ^(i−j) q̂_i·k̂_j and u = M v; a weight can be negative (a later write takes back what an earlier one stored)",
+    .state_layout = delta_state_layout,
+    .flops = delta_flops,
+    .check_cases = delta_checks,
+    .n_check_cases = sizeof delta_checks / sizeof delta_checks[0],
 };

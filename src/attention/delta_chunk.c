@@ -1,6 +1,6 @@
 // delta_chunk.c — the delta rule, token by token: forward, chunked recompute, backward.
 //
-// Notation (see the header): d = dh, C = chunk, L = this chunk's length,
+// Notation (see the header): d = dh, chunk = the chunk length, L = this chunk's length,
 // r = position inside the chunk, t = t0 + r. P = S_{t-1} (the state a position
 // reads), G = dL/dS_t (what flows back into the state a position writes).
 #include "delta_chunk.h"
@@ -240,28 +240,28 @@ size_t delta_saved_floats(const DeltaSlab *p) { return round16(n_chunks(p) * p->
 
 // ---- scratch ----
 typedef struct {
-    float *states;          // (C, d, d) backward: P for each position of the chunk
+    float *states;          // (chunk, d, d) backward: P for each position of the chunk
     float *G;               // (d, d) forward: the running S; backward: dL/dS
-    float *kh, *qh, *e;     // (C, d) k̂, q̂, e of the chunk
-    float *sk, *sq;         // (C) the divisors of k̂, q̂
-    float *beta, *omb;      // (C) β and 1 − β
+    float *kh, *qh, *e;     // (chunk, d) k̂, q̂, e of the chunk
+    float *sk, *sq;         // (chunk) the divisors of k̂, q̂
+    float *beta, *omb;      // (chunk) β and 1 − β
     float *u, *du;          // (d) u = β e and dL/du
     float *dkh, *dqh;       // (d) dL/dk̂, dL/dq̂
 } Scratch;
 
 static Scratch scratch_at(const DeltaSlab *p, float *base) {
-    size_t C = p->chunk, d = p->dh;
+    size_t chunk = p->chunk, d = p->dh;
     Scratch s;
     float *f = base;
-    s.states = f; f += round16(C * d * d);
+    s.states = f; f += round16(chunk * d * d);
     s.G = f;      f += round16(d * d);
-    s.kh = f;     f += round16(C * d);
-    s.qh = f;     f += round16(C * d);
-    s.e = f;      f += round16(C * d);
-    s.sk = f;     f += round16(C);
-    s.sq = f;     f += round16(C);
-    s.beta = f;   f += round16(C);
-    s.omb = f;    f += round16(C);
+    s.kh = f;     f += round16(chunk * d);
+    s.qh = f;     f += round16(chunk * d);
+    s.e = f;      f += round16(chunk * d);
+    s.sk = f;     f += round16(chunk);
+    s.sq = f;     f += round16(chunk);
+    s.beta = f;   f += round16(chunk);
+    s.omb = f;    f += round16(chunk);
     s.u = f;      f += round16(d);
     s.du = f;     f += round16(d);
     s.dkh = f;    f += round16(d);
@@ -270,8 +270,8 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
 }
 
 size_t delta_scratch_floats(const DeltaSlab *p) {
-    size_t C = p->chunk, d = p->dh;
-    return round16(C * d * d) + round16(d * d) + 3 * round16(C * d) + 4 * round16(C) +
+    size_t chunk = p->chunk, d = p->dh;
+    return round16(chunk * d * d) + round16(d * d) + 3 * round16(chunk * d) + 4 * round16(chunk) +
            4 * round16(d);
 }
 
@@ -299,12 +299,12 @@ static void state_init(const DeltaSlab *p, float *S) {
 
 double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *scratch,
                            const float *q, const float *k, const float *v, const float *a) {
-    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p);
+    size_t T = p->T, d = p->dh, chunk = p->chunk, nch = n_chunks(p);
     Scratch s = scratch_at(p, scratch);
     float *S = s.G;  // (d, d) the running state
     state_init(p, S);
     for (size_t c = 0; c < nch; c++) {
-        size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
+        size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         memcpy(saved + c * d * d, S, d * d * sizeof(float));  // for backward's recompute
         load_chunk(p, &s, t0, L, q, k, a);
         for (size_t r = 0; r < L; r++)
@@ -348,13 +348,13 @@ void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const f
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
                             float *dlam_t, const float *dy, const float *saved, float *scratch,
                             const float *q, const float *k, const float *v, const float *a) {
-    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p);
+    size_t T = p->T, d = p->dh, chunk = p->chunk, nch = n_chunks(p);
     Scratch s = scratch_at(p, scratch);
     float *G = s.G;
     double dlam = 0;
     memset(G, 0, d * d * sizeof(float));  // the final state feeds nothing
     for (size_t c = nch; c-- > 0;) {
-        size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
+        size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         // recompute: states[r] = S_{t0+r-1} and e_r, exactly as forward did
         load_chunk(p, &s, t0, L, q, k, a);
         memcpy(s.states, saved + c * d * d, d * d * sizeof(float));

@@ -56,32 +56,32 @@ typedef struct {
 } Scratch;
 
 static Scratch scratch_at(const FwSlab *p, float *base) {
-    size_t C = p->chunk, d = p->dh, w = width(p);
+    size_t chunk = p->chunk, d = p->dh, w = width(p);
     Scratch s;
     float *f = base;
-    s.phq = f;  f += round16(C * d);
-    s.phk = f;  f += round16(C * d);
-    s.vt = f;   f += round16(C * w);
-    s.nt = f;   f += round16(C * w);
-    s.a = f;    f += round16(C * C);
-    s.g = f;    f += round16(C * C);
-    s.dphq = f; f += round16(C * d);
-    s.dphk = f; f += round16(C * d);
-    s.dvt = f;  f += round16(C * w);
+    s.phq = f;  f += round16(chunk * d);
+    s.phk = f;  f += round16(chunk * d);
+    s.vt = f;   f += round16(chunk * w);
+    s.nt = f;   f += round16(chunk * w);
+    s.a = f;    f += round16(chunk * chunk);
+    s.g = f;    f += round16(chunk * chunk);
+    s.dphq = f; f += round16(chunk * d);
+    s.dphk = f; f += round16(chunk * d);
+    s.dvt = f;  f += round16(chunk * w);
     s.st = f;   f += round16(d * w);
     s.dst = f;  f += round16(d * w);
-    s.pw = f;   f += round16(C + 2);
-    s.eq = f;   f += round16(C);
-    s.ek = f;   f += round16(C);
-    s.b = (double *)(void *)f;  f += round16(2 * C);  // 64-byte aligned: fine for double
+    s.pw = f;   f += round16(chunk + 2);
+    s.eq = f;   f += round16(chunk);
+    s.ek = f;   f += round16(chunk);
+    s.b = (double *)(void *)f;  f += round16(2 * chunk);  // 64-byte aligned: fine for double
     s.db = (double *)(void *)f;
     return s;
 }
 
 size_t fw_scratch_floats(const FwSlab *p) {
-    size_t C = p->chunk, d = p->dh, w = width(p);
-    return 4 * round16(C * d) + 3 * round16(C * w) + 2 * round16(C * C) + 2 * round16(d * w) +
-           round16(C + 2) + 2 * round16(C) + 2 * round16(2 * C);
+    size_t chunk = p->chunk, d = p->dh, w = width(p);
+    return 4 * round16(chunk * d) + 3 * round16(chunk * w) + 2 * round16(chunk * chunk) + 2 * round16(d * w) +
+           round16(chunk + 2) + 2 * round16(chunk) + 2 * round16(2 * chunk);
 }
 
 static void fill_powers(const FwSlab *p, float *pw) {
@@ -144,7 +144,7 @@ static double dot(const float *a, const float *b, size_t n) {
 
 double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch, const float *q,
                         const float *k, const float *v) {
-    size_t T = p->T, d = p->dh, w = width(p), C = p->chunk, nch = n_chunks(p);
+    size_t T = p->T, d = p->dh, w = width(p), chunk = p->chunk, nch = n_chunks(p);
     Saved sv = saved_at(p, saved);
     Scratch s = scratch_at(p, scratch);
     fill_powers(p, s.pw);
@@ -158,7 +158,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         }
 
     for (size_t c = 0; c < nch; c++) {
-        size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
+        size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         memcpy(sv.states + c * d * w, s.st, d * w * sizeof(float));  // for the backward sweep
         load_chunk(p, &s, t0, L, q, k, v);
         float es = chunk_decay(p, &s, t0, L);
@@ -208,7 +208,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
 double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float *dll_t,
                          const float *dy, const float *y, const float *saved, float *scratch,
                          const float *q, const float *k, const float *v) {
-    size_t T = p->T, d = p->dh, w = width(p), C = p->chunk, nch = n_chunks(p);
+    size_t T = p->T, d = p->dh, w = width(p), chunk = p->chunk, nch = n_chunks(p);
     Saved sv = saved_at(p, (float *)saved);  // read only below
     Scratch s = scratch_at(p, scratch);
     fill_powers(p, s.pw);
@@ -216,7 +216,7 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
 
     memset(s.dst, 0, d * w * sizeof(float));  // the final state feeds nothing
     for (size_t c = nch; c-- > 0;) {
-        size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
+        size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         const float *st = sv.states + c * d * w;  // S̃ entering this chunk, (d, w)
         load_chunk(p, &s, t0, L, q, k, v);
         float es = chunk_decay(p, &s, t0, L);

@@ -5,8 +5,8 @@
 // fastweight_chunk.c on each (b, h) slab, one slab per parallel_for task;
 // generation runs the recurrent form below, one token at a time.
 //
-// The kind decides whether λ is used (uses_decay); AttnConfig.decay is not
-// consulted, so a model cannot accidentally hand `linear` a decay.
+// The kind decides whether λ is used (uses_decay), so a model cannot
+// accidentally hand `linear` a decay.
 #include <math.h>
 #include <string.h>
 
@@ -24,17 +24,16 @@ extern const AttnKind attn_linear_decay;  // (its aux layout, for decay.h)
 // (decay.h): the chunk kernel gets log λ_t per position, and dL/dlog λ_t
 // flows back to the gate logit g_t and to θ_h through dlog λ/dx = 1 − λ.
 
-static FwSlab slab_params(const AttnConfig *c, int decay, size_t T, const float *theta, size_t h) {
+static FwSlab slab_params(const AttnConfig *c, int has_lambda, size_t T, const float *theta, size_t h) {
     FwSlab p;
     p.T = T;
     p.dh = (size_t)c->dh;
-    size_t C = c->chunk > 0 ? (size_t)c->chunk : 1;
-    p.chunk = C < T ? C : T;  // a chunk longer than T is one chunk of T
+    p.chunk = attn_chunk_length(c, T);
     p.fmap = c->feature_map;
     p.eps = c->eps;
     p.normalize = c->normalize;
     p.state_identity = c->state_identity;
-    p.loglam = decay ? decay_log_sigmoid((double)theta[h]) : 0.0;
+    p.loglam = has_lambda ? decay_log_sigmoid((double)theta[h]) : 0.0;
     p.ll = NULL;
     return p;
 }
@@ -66,7 +65,7 @@ static size_t linear_work_floats(const AttnConfig *c, size_t B, size_t T) {
 
 typedef struct {
     const AttnConfig *c;
-    int decay;
+    int has_lambda;  // the kind has a λ (linear_decay)
     size_t B, T;
     float *y, *dq, *dk, *dv, *daux, *work;
     const float *dy, *q, *k, *v, *aux, *theta, *yin;
@@ -77,8 +76,8 @@ typedef struct {
 // backward sees forward's very values)
 static FwSlab slab_setup(const Job *J, size_t bh, float *ws) {
     size_t H = (size_t)J->c->heads;
-    FwSlab p = slab_params(J->c, J->decay, J->T, J->theta, bh % H);
-    if (J->decay && J->c->data_decay) {
+    FwSlab p = slab_params(J->c, J->has_lambda, J->T, J->theta, bh % H);
+    if (J->has_lambda && J->c->data_decay) {
         const float *g = decay_gate_of(&attn_linear_decay, J->c, J->aux, bh, J->T);
         double th = J->theta[bh % H];
         for (size_t t = 0; t < J->T; t++) ws[t] = (float)decay_log_sigmoid((double)g[t] + th);
@@ -130,23 +129,23 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
 
 // y, q, k, v (B, H, T, dh); theta (H) for the decay kind; aux (B, H, 1, T) the
 // gate logits with decay = data, else unused
-static void fw_forward(int decay, const AttnConfig *c, size_t B, size_t T, float *y, float *work,
+static void fw_forward(int has_lambda, const AttnConfig *c, size_t B, size_t T, float *y, float *work,
                        const float *q, const float *k, const float *v, const float *aux,
                        const float *theta) {
-    Job J = {.c = c, .decay = decay, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k,
+    Job J = {.c = c, .has_lambda = has_lambda, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k,
              .v = v, .aux = aux, .theta = theta};
     parallel_for(B * (size_t)c->heads, 1, forward_slabs, &J);
 }
 
-static void fw_backward(int decay, const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
+static void fw_backward(int has_lambda, const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
                         float *dv, float *daux, float *dtheta, const float *dy, float *work,
                         const float *q, const float *k, const float *v, const float *aux,
                         const float *theta, const float *y) {
-    Job J = {.c = c, .decay = decay, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .daux = daux,
+    Job J = {.c = c, .has_lambda = has_lambda, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .daux = daux,
              .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta, .yin = y};
     size_t H = (size_t)c->heads, BH = B * H;
     parallel_for(BH, 1, backward_slabs, &J);
-    if (!decay || !dtheta) return;
+    if (!has_lambda || !dtheta) return;
     // one λ: log λ = log sigmoid(θ)  =>  dθ = dlogλ · (1 - λ) = dlogλ · sigmoid(-θ);
     // decay = data: the partials are dθ already. Summed over b in a fixed
     // order, so the result is thread-count independent
@@ -218,6 +217,57 @@ static size_t linear_memory_bytes(const AttnConfig *c, size_t len) {
     return linear_state_floats(c, 0) * sizeof(float);
 }
 
+// ---- what the rest of the program asks ----
+
+// step()'s state: per head S (dh, dh) then z (dh)
+static void linear_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
+    size_t d = (size_t)c->dh;
+    *lay = (AttnStateLayout){d * d + d, 1};
+}
+
+// The chunkwise form (fastweight_chunk.c) per slab, chunk by chunk of L
+// positions, with d = dh and w = d + 1 when normalize (the normaliser rides
+// along as one more value column), else w = d:
+//   forward   A = Φq Φkᵀ          2·L·L·d
+//             Φq S̃                2·L·d·w       (read-out of the carried state)
+//             A Ṽ                 2·L·L·w       (intra-chunk; the mask zeroes half of
+//                                               A but the product runs over all of it)
+//             S̃ += Φkᵀ Ṽ          2·d·w·L       (state write)
+//   backward  A again, G = dÑ Ṽᵀ, G Φk, Gᵀ Φq, Aᵀ dÑ      2·L·L·(3d + 2w)
+//             dÑ S̃ᵀ, Ṽ dS̃ᵀ, Φk dS̃, Φqᵀ dÑ             4 x 2·L·d·w
+// Per token (full chunks, w ≈ d, H·d = C) that is 4·c·C + 4·dh·C forward and
+// 10·c·C + 8·dh·C backward: 14·c·C + 12·dh·C per layer, c = chunk. The decay
+// only scales rows (O(L·w)), so linear and linear_decay count the same.
+static double linear_flops(const AttnConfig *c, size_t T, double *fwd_total) {
+    double d = (double)c->dh, w = d + (c->normalize ? 1 : 0), total = 0;
+    size_t chunk = attn_chunk_length(c, T);
+    *fwd_total = 0;
+    for (size_t t0 = 0; t0 < T; t0 += chunk) {
+        double L = (double)(T - t0 < chunk ? T - t0 : chunk);
+        double fwd = 2 * L * L * d + 2 * L * d * w + 2 * L * L * w + 2 * d * w * L;
+        double bwd = 2 * L * L * (3 * d + 2 * w) + 8 * L * d * w;
+        total += fwd + bwd;
+        *fwd_total += fwd;
+    }
+    return total;
+}
+
+// fmap, normalize, identity, key_shift, chunk, lam, key_norm, data_decay
+static const AttnCheckCase linear_checks[] = {
+    {FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
+    {FMAP_RELU, 1, 0, 0, 3, 0.9f, KEYNORM_SUM, 0},
+    {FMAP_IDENTITY, 0, 0, 0, 5, 0.9f, KEYNORM_SUM, 0},
+    {FMAP_ELU1, 0, 1, 1, 16, 0.9f, KEYNORM_SUM, 0},
+};
+static const AttnCheckCase linear_decay_checks[] = {
+    {FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
+    {FMAP_ELU1, 1, 1, 0, 3, 0.05f, KEYNORM_SUM, 0},
+    {FMAP_ELU1, 1, 0, 1, 1, 0.999f, KEYNORM_SUM, 0},
+    {FMAP_RELU, 0, 0, 0, 7, 0.5f, KEYNORM_SUM, 0},
+    {FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 1},
+    {FMAP_ELU1, 1, 1, 1, 3, 0.05f, KEYNORM_SUM, 1},
+};
+
 // ---- the two kinds ----
 
 static void lin_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
@@ -275,6 +325,10 @@ const AttnKind attn_linear = {
     .memory_bytes = linear_memory_bytes,
     .value_weights = linear_value_weights,
     .weights_formula = "W[i, j] = λ^(i−j) φ(q_i)·φ(k_j) / (φ(q_i)ᵀz_i + eps) (λ = 1 without decay)",
+    .state_layout = linear_state_layout,
+    .flops = linear_flops,
+    .check_cases = linear_checks,
+    .n_check_cases = sizeof linear_checks / sizeof linear_checks[0],
 };
 
 const AttnKind attn_linear_decay = {
@@ -295,4 +349,8 @@ const AttnKind attn_linear_decay = {
     .memory_bytes = linear_memory_bytes,
     .value_weights = linear_value_weights,
     .weights_formula = "W[i, j] = λ^(i−j) φ(q_i)·φ(k_j) / (φ(q_i)ᵀz_i + eps) (λ = 1 without decay)",
+    .state_layout = linear_state_layout,
+    .flops = linear_flops,
+    .check_cases = linear_decay_checks,
+    .n_check_cases = sizeof linear_decay_checks / sizeof linear_decay_checks[0],
 };

@@ -334,6 +334,34 @@ static size_t sm_memory_bytes(const AttnConfig *c, size_t len) {
     return 2 * (size_t)c->heads * len * (size_t)c->dh * sizeof(float);
 }
 
+// ---- what the rest of the program asks ----
+
+// Per (b, h) and per (query tile of nq rows, key tile of nk rows) pair with
+// key tile <= query tile — the diagonal tile is computed whole and masked
+// afterwards —
+//   forward   S = Q Kᵀ, Y += P V                          2 products: 4·nq·nk·dh
+//   backward  S = Q Kᵀ again (P is recomputed, not stored),
+//             dV += Pᵀ dY, dP = dY Vᵀ, dQ += dS K, dK += dSᵀ Q   5 products: 10·nq·nk·dh
+// i.e. 14·nq·nk·dh per tile pair. Summed over the pairs and heads (H·dh = C)
+// that is about 7·C·(T + TILE) per token per layer; the textbook count for
+// causal attention (6·C·T: 12·C·T for a full mask, halved) ignores the
+// recomputation in the backward (+1/6) and the masked half of the diagonal tiles.
+static double sm_flops(const AttnConfig *c, size_t T, double *fwd) {
+    double pairs = 0;  // sum over visited tile pairs of nq * nk
+    for (size_t i0 = 0; i0 < T; i0 += TILE) {
+        double nq = (double)(T - i0 < TILE ? T - i0 : TILE);
+        for (size_t j0 = 0; j0 <= i0; j0 += TILE) pairs += nq * (double)(T - j0 < TILE ? T - j0 : TILE);
+    }
+    *fwd = 4.0 * pairs * (double)c->dh;
+    return 14.0 * pairs * (double)c->dh;
+}
+
+// fmap, normalize, identity, key_shift, chunk, lam, key_norm, data_decay
+static const AttnCheckCase sm_checks[] = {
+    {FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
+    {FMAP_ELU1, 1, 0, 1, 4, 0.9f, KEYNORM_SUM, 0},
+};
+
 const AttnKind attn_softmax = {
     .name = "softmax",
     .training_form = "tiled, all positions at once (online softmax)",
@@ -350,4 +378,8 @@ const AttnKind attn_softmax = {
     .memory_bytes = sm_memory_bytes,
     .value_weights = softmax_value_weights,
     .weights_formula = "W[i, j] = softmax_j(q_i·k_j/√dh)",
+    .state_layout = NULL,  // a KV cache
+    .flops = sm_flops,
+    .check_cases = sm_checks,
+    .n_check_cases = sizeof sm_checks / sizeof sm_checks[0],
 };

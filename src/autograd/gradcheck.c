@@ -219,18 +219,8 @@ static int case_dense(FILE *out, const char *which) {
     return bad;
 }
 
-typedef struct {
-    const char *kind;
-    FeatureMap fmap;
-    int normalize, identity, key_shift, chunk;
-    float decay;
-    KeyNorm key_norm;
-    int data_decay;  // λ_t from a gate logit per token (an extra aux column per head)
-} AttnCase;
-
-static int case_attention(FILE *out, const AttnCase *ac) {
-    const AttnKind *kind = attn_kind_find(ac->kind);
-    if (!kind) return 0;  // a kind not built into this binary has nothing to check
+// One of a kind's own check configurations (AttnKind.check_cases).
+static int case_attention(FILE *out, const AttnKind *kind, const AttnCheckCase *ac) {
     Rng rng;
     rng_seed(&rng, 99);
     Tape t;
@@ -240,22 +230,22 @@ static int case_attention(FILE *out, const AttnCase *ac) {
     AttnOp a = {kind,
                 {.heads = (int)H, .dh = (int)dh, .feature_map = ac->fmap, .eps = 1e-6f,
                  .normalize = ac->normalize, .chunk = ac->chunk, .state_identity = ac->identity,
-                 .decay = kind->uses_decay, .key_norm = ac->key_norm, .data_decay = ac->data_decay},
+                 .key_norm = ac->key_norm, .data_decay = ac->data_decay},
                 B, T, ac->key_shift};
     Tensor *qkv = leaf(&L, "qkv", B * T, 3 * C + H * attn_aux(kind, &a.cfg), &rng, 0.7f, 0);
     Tensor *theta = NULL;
     if (kind->uses_decay) {
         theta = leaf(&L, "theta", 1, H, &rng, 0, 0);
-        float lam = ac->decay;
-        theta->data[0] = logf(lam / (1 - lam));
-        theta->data[1] = logf(0.6f / 0.4f);
+        float lam = ac->lam;
+        theta->data[0] = (float)attn_logit(lam);
+        theta->data[1] = (float)attn_logit(0.6);
     }
     Tensor *y = op_attention(&t, "attn", qkv, theta, &a);
     float *r = xcalloc(y->n, sizeof(float));
     char name[128];
-    snprintf(name, sizeof name, "attention %s fmap=%d norm=%d%s init=%s shift=%d chunk=%d lam=%.3g%s", ac->kind,
+    snprintf(name, sizeof name, "attention %s fmap=%d norm=%d%s init=%s shift=%d chunk=%d lam=%.3g%s", kind->name,
              (int)ac->fmap, ac->normalize, ac->key_norm == KEYNORM_L2 ? " l2" : "", ac->identity ? "I" : "0",
-             ac->key_shift, ac->chunk, ac->decay, ac->data_decay ? " data" : "");
+             ac->key_shift, ac->chunk, ac->lam, ac->data_decay ? " data" : "");
     int bad = finish(out, name, &t, y, &L, r, &rng);
     tape_free(&t);
     leaves_free(&L);
@@ -268,26 +258,8 @@ int gradcheck_all(FILE *out) {
     const char *dense[] = {"embed", "matmul", "layernorm", "layernorm (small inputs: eps matters)", "layernorm (per head)", "gelu", "add",
                            "crossentropy"};
     for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++) bad += case_dense(out, dense[i]);
-    static const AttnCase cases[] = {
-        {"softmax", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
-        {"softmax", FMAP_ELU1, 1, 0, 1, 4, 0.9f, KEYNORM_SUM, 0},
-        {"linear", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
-        {"linear", FMAP_RELU, 1, 0, 0, 3, 0.9f, KEYNORM_SUM, 0},
-        {"linear", FMAP_IDENTITY, 0, 0, 0, 5, 0.9f, KEYNORM_SUM, 0},
-        {"linear", FMAP_ELU1, 0, 1, 1, 16, 0.9f, KEYNORM_SUM, 0},
-        {"linear_decay", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
-        {"linear_decay", FMAP_ELU1, 1, 1, 0, 3, 0.05f, KEYNORM_SUM, 0},
-        {"linear_decay", FMAP_ELU1, 1, 0, 1, 1, 0.999f, KEYNORM_SUM, 0},
-        {"linear_decay", FMAP_RELU, 0, 0, 0, 7, 0.5f, KEYNORM_SUM, 0},
-        {"delta", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
-        {"delta", FMAP_ELU1, 1, 0, 1, 3, 0.9f, KEYNORM_SUM, 0},
-        {"delta", FMAP_IDENTITY, 1, 0, 0, 4, 0.9f, KEYNORM_L2, 0},
-        {"delta", FMAP_ELU1, 1, 1, 1, 3, 0.5f, KEYNORM_L2, 0},
-        {"linear_decay", FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 1},
-        {"linear_decay", FMAP_ELU1, 1, 1, 1, 3, 0.05f, KEYNORM_SUM, 1},
-        {"delta", FMAP_ELU1, 1, 0, 1, 3, 0.9f, KEYNORM_SUM, 1},
-        {"delta", FMAP_IDENTITY, 1, 1, 0, 4, 0.5f, KEYNORM_L2, 1},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) bad += case_attention(out, &cases[i]);
+    for (int k = 0; attn_kinds[k]; k++)
+        for (size_t i = 0; i < attn_kinds[k]->n_check_cases; i++)
+            bad += case_attention(out, attn_kinds[k], &attn_kinds[k]->check_cases[i]);
     return bad;
 }

@@ -65,8 +65,13 @@ static void restart_to_near(void *ctx) {
 
 static void burst(void *ctx) { steps(ctx, BURST); }
 
-// softmax only: the first `have` cache entries of every head and layer copied
-// round the ring until all `window` slots hold one
+// A KV-cache kind laid out as softmax's step() keeps it (per head K (W, dh)
+// then V (W, dh); kv_layout checks the size): the first `have` cache entries
+// of every head and layer copied round the ring until all `window` slots hold one
+static int kv_layout(const Model *m, size_t W) {
+    return m->kind->state_floats(&m->acfg, W) == m->H * 2 * W * m->dh;
+}
+
 static void fill_cache_by_copy(Generator *g, size_t have) {
     const Model *m = g->m;
     size_t W = g->window, dh = m->dh;
@@ -109,7 +114,7 @@ static int gen_child(void *ctx, double *out) {
     int cache = m.kind->state_floats(&m.acfg, 1) != m.kind->state_floats(&m.acfg, 2);
     double t0 = bench_now();
     restart_to_near(&x);
-    if (cache && !strcmp(m.kind->name, "softmax")) {
+    if (cache && kv_layout(&m, x.g.window)) {
         fill_cache_by_copy(&x.g, NEAR);
         out[OUT_HOW] = HOW_COPY;
     } else if (!cache && j->o->quick) {

@@ -185,14 +185,14 @@ static void print_crossover(FILE *f, const BenchOpts *o, const Point *pts, int k
 }
 
 // The length from which `kind` executes fewer attention FLOPs per token than
-// softmax, by the FLOP model alone (bench_flops.c): the reference the measured
+// the reference kind `ref` (softmax), by the FLOP model alone (AttnKind.flops): the reference the measured
 // crossover is read against. 0 if not below 65536 or the kind's attention is
 // not modelled. The dense part is the same
 // for every kind, so only attention is compared; softmax's per-token count
 // grows with N, the chunkwise kinds' does not, so a bisection finds it.
-static size_t flop_crossover(const char *kind) {
+static size_t flop_crossover(const char *ref, const char *kind) {
     Config cs, ck;
-    bench_config(&cs, "softmax", LAYERS, HEADS, D_MODEL, 64, 1, POS_NONE);
+    bench_config(&cs, ref, LAYERS, HEADS, D_MODEL, 64, 1, POS_NONE);
     bench_config(&ck, kind, LAYERS, HEADS, D_MODEL, 64, 1, POS_NONE);
     Model ms, mk;
     model_build(&ms, &cs, BENCH_VOCAB);
@@ -328,19 +328,20 @@ int bench_part_length(const BenchOpts *o) {
             fflush(stdout);
         }
     }
+    // the reference: the first kind that keeps a KV cache (softmax)
     int ks = -1;
-    for (int k = 0; k < o->n_kinds; k++)
-        if (!strcmp(o->kinds[k], "softmax")) ks = k;
+    for (int k = o->n_kinds; k-- > 0;)
+        if (!attn_kind_find(o->kinds[k])->state_layout) ks = k;
     if (ks >= 0) {
         printf("\n");
         for (int k = 0; k < o->n_kinds; k++)
             if (k != ks) {
                 print_crossover(stdout, o, pts, ks, k, BY_WALL);
                 print_crossover(stdout, o, pts, ks, k, BY_CPU);
-                size_t n = flop_crossover(o->kinds[k]);
+                size_t n = flop_crossover(o->kinds[ks], o->kinds[k]);
                 if (n)
-                    printf("  by the FLOP count alone (bench_flops.c), %s does fewer attention FLOPs per token "
-                           "than softmax from N = %zu\n", o->kinds[k], n);
+                    printf("  by the FLOP count alone (AttnKind.flops), %s does fewer attention FLOPs per token "
+                           "than %s from N = %zu\n", o->kinds[k], o->kinds[ks], n);
             }
     }
     printf("\n");

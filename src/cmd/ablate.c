@@ -331,6 +331,7 @@ static int do_run(const Args *a, const Plan *p, size_t k, RunState state) {
     }
     rc = eval_run_folder(dir);
     snprintf(where, sizeof where, "after run %zu of %zu (%s)", k + 1, p->n, dir);
+    if (rc > 128) return interrupted(a, where, rc - 128);  // during its whole-split evaluation
     if (!rc && train_stop_signal() && k + 1 < p->n) return interrupted(a, where, train_stop_signal());
     return rc;
 }
@@ -365,7 +366,7 @@ int cmd_ablate(int argc, char **argv) {
     }
     dir_lock_release(&lock);
     if (rc) goto out;
-    if (!rc) printf("comparison written to %s/report.md, report.html, curves.svg and curves_zoom.svg\n", a.out);
+    if (!rc) printf("comparison written to %s/report.md, report.html and curves*.svg\n", a.out);
 out:
     plan_free(&p);
     return rc;

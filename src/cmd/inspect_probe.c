@@ -10,52 +10,27 @@
 #include "format/fp16.h"
 #include "util/err.h"
 
-int probe_state_layout(const Model *m, ProbeLayout *lay) {
-    // The attention interface does not describe a state's layout yet, so this
-    // is the one place that knows it, by kind: linear.c's step keeps S then z
-    // per head, delta.c's S per head then its scratch. The size checks guard
-    // against this list and the kinds drifting apart.
-    const char *name = m->kind->name;
-    size_t d = m->dh, H = m->H, floats = m->kind->state_floats(&m->acfg, m->Tmax);
-    if (!strcmp(name, "linear") || !strcmp(name, "linear_decay")) {
-        *lay = (ProbeLayout){d * d + d, 1};
-        return floats == H * (d * d + d);
-    }
-    if (!strcmp(name, "delta")) {
-        *lay = (ProbeLayout){d * d, 0};
-        return floats >= H * d * d;
-    }
-    return 0;
-}
-
-static double norm2(const float *x, size_t n) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += (double)x[i] * x[i];
-    return s;
-}
-
 // ============================================================================
 // ||S|| and ||z|| along a long stretch
 // ============================================================================
 
 void probe_state_norms(const Model *m, const int *tokens, size_t n, double *s_norm, double *z_norm) {
-    ProbeLayout lay;
-    probe_state_layout(m, &lay);
     Generator g;
     generator_init(&g, m);
-    size_t d = m->dh, L = m->L, H = m->H;
+    size_t L = m->L, H = m->H;
     for (size_t t = 0; t < n; t++) {
         generator_step(&g, tokens[t], t);
         for (size_t l = 0; l < L; l++) {
             const float *st = generator_layer_state(&g, l);
             double s = 0, z = 0;
             for (size_t h = 0; h < H; h++) {
-                const float *S = st + h * lay.head_stride;
-                s += sqrt(norm2(S, d * d));
-                if (lay.has_z) z += sqrt(norm2(S + d * d, d));
+                double sh, zh;
+                attn_state_norms(m->kind, &m->acfg, st, h, &sh, &zh);
+                s += sh;
+                z += zh;
             }
             s_norm[t * L + l] = s / (double)H;
-            z_norm[t * L + l] = lay.has_z ? z / (double)H : NAN;
+            z_norm[t * L + l] = z / (double)H;  // NaN without z
         }
     }
     generator_free(&g);
@@ -63,8 +38,8 @@ void probe_state_norms(const Model *m, const int *tokens, size_t n, double *s_no
 
 void probe_state_snapshots(const Model *m, const int *tokens, size_t n, size_t layer, size_t head,
                            const size_t *at, size_t n_at, float *S) {
-    ProbeLayout lay;
-    probe_state_layout(m, &lay);
+    AttnStateLayout lay;
+    m->kind->state_layout(&m->acfg, &lay);
     Generator g;
     generator_init(&g, m);
     size_t d = m->dh, next = 0;
@@ -193,8 +168,8 @@ static void shadow_step(void *ctx, size_t layer, size_t pos, const float *q, con
 // relative error of S (part 0) or z (part 1) of one layer, over all heads
 // (NaN for z when the kind keeps none)
 static double rel_err(const Model *m, const float *a16, const float *a32, int part) {
-    ProbeLayout lay;
-    probe_state_layout(m, &lay);
+    AttnStateLayout lay;
+    m->kind->state_layout(&m->acfg, &lay);
     if (part && !lay.has_z) return NAN;
     size_t d = m->dh, off = part ? d * d : 0, n = part ? d : d * d;
     double num = 0, den = 0;

@@ -6,25 +6,13 @@
 
 #include "model/model.h"
 
-// Where a fast-weight kind keeps each head's matrix S (dh, dh) in one layer's
-// generation state: head h's S starts at h * head_stride; with has_z its
-// normaliser z (dh) follows it (linear, linear_decay: H x [S | z]; delta:
-// H x S, then scratch).
-typedef struct {
-    size_t head_stride;
-    int has_z;
-} ProbeLayout;
-
-// 1 and *lay for kinds with a fast-weight state; 0 for a KV cache (softmax).
-int probe_state_layout(const Model *m, ProbeLayout *lay);
-
 // Teacher-forces tokens[0..n) through a fresh generator; after each token,
 // per layer, the mean over heads of ||S||_F and of ||z||_2 (NaN without z).
-// s_norm, z_norm: (n, L). Needs probe_state_layout.
+// s_norm, z_norm: (n, L). Needs a kind with state_layout.
 void probe_state_norms(const Model *m, const int *tokens, size_t n, double *s_norm, double *z_norm);
 
 // The same stream; after tokens at[0..n_at) (increasing, each in 1..n) a copy
-// of S of one head of one layer: S (n_at, dh, dh). Needs probe_state_layout.
+// of S of one head of one layer: S (n_at, dh, dh). Needs a kind with state_layout.
 void probe_state_snapshots(const Model *m, const int *tokens, size_t n, size_t layer, size_t head,
                            const size_t *at, size_t n_at, float *S);
 
@@ -42,7 +30,7 @@ void probe_head_trace(const Model *m, const int *tokens, size_t T, size_t layer,
 // every update; each step's arithmetic stays float32). At the token counts
 // at[0..n_at): the mean next-token loss of each over the tokens since the
 // previous count (at[i] < n: the last token has no successor). loss32,
-// loss16: (n_at). Needs probe_state_layout.
+// loss16: (n_at). Needs a kind with state_layout.
 void probe_fp16_loss(const Model *m, const int *tokens, size_t n, const size_t *at, size_t n_at,
                      double *loss32, double *loss16, void (*progress)(size_t done, size_t n));
 
@@ -67,7 +55,7 @@ void probe_parallel_vs_recurrent(Model *m, const int *tokens, size_t B, ProbeDif
 // counts at[0..n_at) (increasing, each in 1..n): per layer the relative error
 // ||S16 - S32||_F / ||S32||_F over all heads, and the same for z.
 // s_err, z_err: (n_at, L). progress (may be NULL) is called now and then.
-// Needs probe_has_fw_state.
+// Needs a kind with state_layout.
 void probe_fp16_drift(const Model *m, int start, size_t n, uint64_t seed, const size_t *at,
                       size_t n_at, double *s_err, double *z_err,
                       void (*progress)(size_t done, size_t n));

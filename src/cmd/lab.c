@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention/decay.h"
 #include "lab/experiment.h"
 #include "lab/run_keys.h"
 #include "cmd/commands.h"
@@ -344,7 +345,7 @@ static int run_source(const LabOpts *o, LoadedRun *r, Source *s, float **pool, f
     free(tok);
     *s = (Source){.name = "run", .fmap = o->fmap_given ? o->fmap[0] : r->cfg.feature_map, .keys = {*pool, n},
                   .dh = {m->dh}, .n_dh = 1, .lambda = (float)o->decay};
-    if (m->layer[o->layer].theta) s->lambda = (float)(1.0 / (1.0 + exp(-(double)m->layer[o->layer].theta->data[o->head])));
+    if (m->layer[o->layer].theta) s->lambda = (float)attn_lambda(m->layer[o->layer].theta->data[o->head]);
     *eps = r->cfg.eps;
     return 0;
 }

@@ -35,7 +35,7 @@ int cmd_report(int argc, char **argv) {
         rc = err_set(ERR_RUNTIME, "report: none of the %zu runs planned in %s has finished; nothing to report", a.n_run,
                      dir);
     else if (!(rc = report_write(&a, dir)))
-        printf("report written to %s/report.md, report.html, curves.svg and curves_zoom.svg (%zu of %zu runs finished)\n", dir,
+        printf("report written to %s/report.md, report.html and curves*.svg (%zu of %zu runs finished)\n", dir,
                a.n_finished, a.n_run);
     ablation_free(&a);
     return rc;

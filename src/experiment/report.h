@@ -10,12 +10,17 @@
 void report_markdown(const Ablation *a, FILE *f);
 // DIR/report.md, DIR/curves.svg (full range), DIR/curves_zoom.svg (the
 // validation loss over the second half of training, where kinds differ) and
-// DIR/report.html (all of it on one page). 0 or ERR_RUNTIME.
+// DIR/curves_diff.svg (each kind's val loss minus the baseline's, seed by
+// seed), and DIR/report.html (all of it on one page). 0 or ERR_RUNTIME.
 int report_write(const Ablation *a, const char *dir);
 
 // One of the two loss charts as an SVG document: the full range, or (zoom)
 // the validation loss over the second half.
 void report_curves_fprint(const Ablation *a, FILE *out, int zoom);
+// The paired chart: each kind's val loss minus the baseline's with the same
+// seed, per step (mean, min-max band over seeds); the baseline is the 0 line.
+// Needs at least two groups in the main comparison.
+void report_diff_curves_fprint(const Ablation *a, FILE *out);
 
 // report.html: a self-contained page (inline SVG and CSS; no script, font or
 // image fetched from anywhere) with every table of report.md, the loss curves

@@ -230,7 +230,9 @@ void report_markdown(const Ablation *a, FILE *f) {
         fprintf(f, "\n**Warning: runs with the same seed did not see the same training batches** (their batch "
                    "fingerprints differ: the configs differ in data, batch_size or block_size), so the "
                    "comparison is not paired.\n");
-    fprintf(f, "\nCurves: `curves.svg` (mean over seeds with a min–max band) and `curves_zoom.svg` (the "
-               "validation loss over the second half of training).\n");
+    fprintf(f, "\nCurves: `curves.svg` (mean over seeds with a min–max band), `curves_zoom.svg` (the "
+               "validation loss over the second half of training) and `curves_diff.svg` (each kind's validation "
+               "loss minus %s's with the same seed, where the spread the seeds share cancels).\n",
+            a->n_main ? a->group[0].label : "the baseline");
     runs_table(f, a);
 }

@@ -4,7 +4,9 @@
 // The full-range chart shows training from its start, where losses fall from
 // ~4 to ~2 nats; on that scale a 0.05-nat difference between kinds is a few
 // pixels. The zoom shows only validation loss from half-way on, scaled to the
-// spread of the bands there.
+// spread of the bands there. Both bands also hold the seed-to-seed spread
+// that paired runs share (each seed has its own validation batches), so the
+// third chart draws the paired difference to the baseline, where it cancels.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +78,48 @@ static int curves(const Ablation *a, const char *path, int zoom) {
     return atomic_commit(&f);
 }
 
+void report_diff_curves_fprint(const Ablation *a, FILE *out) {
+    size_t n = a->n_main;
+    SvgSeries *s = xcalloc(n + 1, sizeof *s);
+    SvgBand *band = xcalloc(n + 1, sizeof *band);
+    char(*labels)[200] = xcalloc(n + 1, sizeof *labels);
+    double *zero = NULL;
+    size_t ns = 0;
+    const GroupStats *base = &a->group[0];
+    if (base->points) {
+        zero = xcalloc(base->points, sizeof(double));
+        for (size_t k = 0; k < base->points; k++) zero[k] = isfinite(base->val_mean[k]) ? 0 : NAN;
+        snprintf(labels[ns], sizeof labels[ns], "%s (baseline)", base->label);
+        s[ns] = (SvgSeries){.label = labels[ns], .x = base->step, .y = zero, .n = base->points, .dashed = 1,
+                            .color = 1};
+        ns++;
+    }
+    for (size_t i = 1; i < n; i++) {
+        const GroupStats *g = &a->group[i];
+        if (!g->dval_mean) continue;
+        snprintf(labels[ns], sizeof labels[ns], "%s (%d)", g->label, g->d_val.n);
+        s[ns] = (SvgSeries){.label = labels[ns], .x = g->step, .y = g->dval_mean, .n = g->points, .color = (int)i + 1};
+        band[ns] = (SvgBand){g->dval_lo, g->dval_hi};
+        ns++;
+    }
+    char title[300], ylabel[300];
+    snprintf(title, sizeof title, "Val loss minus %s's, same seed (mean, min-max band)", base->label);
+    snprintf(ylabel, sizeof ylabel, "val loss - %s's (nats/char)", base->label);
+    SvgChart c = {.title = title, .xlabel = "step", .ylabel = ylabel};
+    svg_band_chart_fprint(out, &c, NULL, s, band, ns);
+    free(zero);
+    free(s);
+    free(band);
+    free(labels);
+}
+
+static int diff_curves(const Ablation *a, const char *path) {
+    AtomicFile f;
+    if (atomic_open(&f, path)) return ERR_RUNTIME;
+    report_diff_curves_fprint(a, f.f);
+    return atomic_commit(&f);
+}
+
 int report_write(const Ablation *a, const char *dir) {
     char path[4200];
     snprintf(path, sizeof path, "%s/report.md", dir);
@@ -88,6 +132,8 @@ int report_write(const Ablation *a, const char *dir) {
     if ((rc = curves(a, path, 0))) return rc;
     snprintf(path, sizeof path, "%s/curves_zoom.svg", dir);
     if ((rc = curves(a, path, 1))) return rc;
+    snprintf(path, sizeof path, "%s/curves_diff.svg", dir);
+    if (a->n_main > 1 && (rc = diff_curves(a, path))) return rc;
     snprintf(path, sizeof path, "%s/report.html", dir);
     if ((rc = atomic_open(&f, path))) return rc;
     report_html(a, f.f);

@@ -124,21 +124,24 @@ static Summary summarize(const Ablation *a, const GroupStats *g, Field f) {
     return s;
 }
 
+// The run of group g with this seed, finished, or NULL.
+static const RunResult *run_with_seed(const Ablation *a, const GroupStats *g, unsigned long long seed) {
+    for (int i = 0; i < g->n_runs; i++) {
+        const RunResult *r = &a->run[g->runs[i]];
+        if (r->state == RUN_FINISHED && r->plan.seed == seed) return r;
+    }
+    return NULL;
+}
+
 // b − base over the seeds both groups finished, paired by seed.
 static PairedDiff paired(const Ablation *a, const GroupStats *base, const GroupStats *b, Field f) {
     double *x = xcalloc((size_t)b->n_runs + 1, sizeof(double)), *y = xcalloc((size_t)b->n_runs + 1, sizeof(double));
     int n = 0;
     for (int i = 0; i < b->n_runs; i++) {
-        const RunResult *rb = &a->run[b->runs[i]];
-        if (rb->state != RUN_FINISHED) continue;
-        for (int j = 0; j < base->n_runs; j++) {
-            const RunResult *ra = &a->run[base->runs[j]];
-            if (ra->state == RUN_FINISHED && ra->plan.seed == rb->plan.seed) {
-                x[n] = f(ra);
-                y[n++] = f(rb);
-                break;
-            }
-        }
+        const RunResult *rb = &a->run[b->runs[i]], *ra = run_with_seed(a, base, rb->plan.seed);
+        if (rb->state != RUN_FINISHED || !ra) continue;
+        x[n] = f(ra);
+        y[n++] = f(rb);
     }
     PairedDiff d = stats_paired_diff(x, y, n, a->level);
     free(x);
@@ -187,6 +190,38 @@ static void group_curves(const Ablation *a, GroupStats *g) {
     }
 }
 
+// Per step, the paired difference to the baseline: the seed-to-seed offset
+// both runs of a seed share (their validation batches, their start) cancels,
+// so this is where kinds that end close together can be told apart.
+static void group_diff_curves(const Ablation *a, GroupStats *g, const GroupStats *base) {
+    if (!g->points || !base->points) return;
+    size_t n = g->points;
+    g->dval_mean = xcalloc(n + 1, sizeof(double));
+    g->dval_lo = xcalloc(n + 1, sizeof(double));
+    g->dval_hi = xcalloc(n + 1, sizeof(double));
+    for (size_t k = 0; k < n; k++) {
+        double sum = 0, lo = INFINITY, hi = -INFINITY;
+        int pairs = 0, ok = 1;
+        for (int i = 0; i < g->n_runs && ok; i++) {
+            const RunResult *r = &a->run[g->runs[i]];
+            if (r->state != RUN_FINISHED) continue;
+            const RunResult *b = run_with_seed(a, base, r->plan.seed);
+            if (!b) continue;
+            ok = k < r->points && k < b->points && r->step[k] == g->step[k] && b->step[k] == g->step[k];
+            if (!ok || !isfinite(r->val[k]) || !isfinite(b->val[k])) continue;
+            double d = r->val[k] - b->val[k];
+            sum += d;
+            lo = fmin(lo, d);
+            hi = fmax(hi, d);
+            pairs++;
+        }
+        int have = ok && pairs == g->d_val.n && pairs > 0;
+        g->dval_mean[k] = have ? sum / pairs : NAN;
+        g->dval_lo[k] = have ? lo : NAN;
+        g->dval_hi[k] = have ? hi : NAN;
+    }
+}
+
 // Inference memory from a model of the run's shape (the state and the KV
 // cache do not depend on the vocabulary, so a one-symbol vocabulary will do).
 static void group_memory(GroupStats *g, const Config *c) {
@@ -209,6 +244,8 @@ static void group_stats(Ablation *a, GroupStats *g, const GroupStats *base) {
         g->d_eval = paired(a, base, g, f_eval);
         g->d_acc = paired(a, base, g, f_acc);
     }
+    group_curves(a, g);
+    if (base && base != g && !*g->sweep_key) group_diff_curves(a, g, base);
     for (int i = 0; i < g->n_runs; i++) {
         const RunResult *r = &a->run[g->runs[i]];
         if (r->state != RUN_FINISHED) continue;
@@ -217,7 +254,6 @@ static void group_stats(Ablation *a, GroupStats *g, const GroupStats *base) {
         group_memory(g, &r->cfg);
         break;
     }
-    group_curves(a, g);
 }
 
 // Rows are labelled by attention kind, unless two groups of one comparison
@@ -318,6 +354,9 @@ void ablation_free(Ablation *a) {
         free(g->val_lo);
         free(g->val_hi);
         free(g->train_mean);
+        free(g->dval_mean);
+        free(g->dval_lo);
+        free(g->dval_hi);
     }
     free(a->run);
     free(a->group);

@@ -50,6 +50,9 @@ typedef struct {
     // curves over the finished runs, on the steps of the first of them
     size_t points;
     double *step, *val_mean, *val_lo, *val_hi, *train_mean;  // (points)
+    // val loss minus the baseline's with the same seed, at each step: mean and
+    // min-max over the paired seeds (NULL for the baseline and sweep cells)
+    double *dval_mean, *dval_lo, *dval_hi;  // (points)
 } GroupStats;
 
 typedef struct {

@@ -69,7 +69,7 @@ double global_norm(const float *g, size_t n) {
 typedef struct {
     float *p, *m, *v;
     const float *g;
-    float b1, one_m_b1, b2, one_m_b2, eps, decay, step_size, bc2_sqrt, grad_scale;
+    float b1, one_m_b1, b2, one_m_b2, eps, shrink, step_size, bc2_sqrt, grad_scale;
 } AdamCtx;
 
 // One element, the reference for the SIMD paths below, which perform the same
@@ -83,7 +83,7 @@ static inline void adamw_one(const AdamCtx *k, float *p, float *m, float *v, flo
     *m = mi;
     *v = vi;
     float denom = sqrtf(vi) / k->bc2_sqrt + k->eps;
-    *p = *p * k->decay - k->step_size * (mi / denom);
+    *p = *p * k->shrink - k->step_size * (mi / denom);
 }
 
 #if defined(__AVX512F__) || defined(__AVX2__)
@@ -120,7 +120,7 @@ static void adamw_range(void *vctx, size_t lo, size_t hi) {
 #ifdef VW
     vf gs = vset1(k->grad_scale), b1 = vset1(k->b1), omb1 = vset1(k->one_m_b1);
     vf b2 = vset1(k->b2), omb2 = vset1(k->one_m_b2), bc2s = vset1(k->bc2_sqrt);
-    vf eps = vset1(k->eps), decay = vset1(k->decay), lr = vset1(k->step_size);
+    vf eps = vset1(k->eps), shrink = vset1(k->shrink), lr = vset1(k->step_size);
     for (; i + VW <= hi; i += VW) {
         vf gi = vmul(vload(k->g + i), gs);
         vf mi = vadd(vmul(b1, vload(k->m + i)), vmul(omb1, gi));
@@ -128,7 +128,7 @@ static void adamw_range(void *vctx, size_t lo, size_t hi) {
         vstore(k->m + i, mi);
         vstore(k->v + i, vi);
         vf denom = vadd(vdiv(vsqrt(vi), bc2s), eps);
-        vf pi = vsub(vmul(vload(k->p + i), decay), vmul(lr, vdiv(mi, denom)));
+        vf pi = vsub(vmul(vload(k->p + i), shrink), vmul(lr, vdiv(mi, denom)));
         vstore(k->p + i, pi);
     }
 #endif
@@ -145,7 +145,7 @@ void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float 
         .b1 = beta1, .one_m_b1 = (float)(1.0 - (double)beta1),
         .b2 = beta2, .one_m_b2 = (float)(1.0 - (double)beta2),
         .eps = eps,
-        .decay = (float)(1.0 - (double)lr * (double)wd),
+        .shrink = (float)(1.0 - (double)lr * (double)wd),
         .step_size = (float)((double)lr / bc1),
         .bc2_sqrt = (float)sqrt(bc2),
         .grad_scale = grad_scale,

@@ -21,7 +21,7 @@ typedef struct {
     const char *name;
     size_t rows, cols;
     InitKind init;
-    int decay, learnable;
+    int weight_decay, learnable;
     Tensor **slot;
 } ParamSpec;
 
@@ -38,9 +38,9 @@ static size_t param_specs(Model *m, ParamSpec *out) {
     const Config *c = &m->cfg;
     size_t n = 0;
     char buf[96];
-#define ADD(NAME, R, COLS, INIT, DECAY, LEARN, SLOT)                                           \
+#define ADD(NAME, R, COLS, INIT, WD, LEARN, SLOT)                                              \
     do {                                                                                      \
-        if (out) out[n] = (ParamSpec){xstrdup(NAME), (R), (COLS), (INIT), (DECAY), (LEARN), (SLOT)}; \
+        if (out) out[n] = (ParamSpec){xstrdup(NAME), (R), (COLS), (INIT), (WD), (LEARN), (SLOT)}; \
         n++;                                                                                  \
     } while (0)
     ADD("wte", m->V, m->C, INIT_NORMAL, 1, 1, &m->wte);
@@ -93,7 +93,7 @@ static void init_tensor(const Model *m, Tensor *t, InitKind init) {
     case INIT_DECAY:  // theta = logit(decay_init), one value or one per head
         for (size_t h = 0; h < t->n; h++) {
             double d = m->cfg.n_decay_init == 1 ? m->cfg.decay_init[0] : m->cfg.decay_init[h];
-            t->data[h] = (float)log(d / (1.0 - d));
+            t->data[h] = (float)attn_logit(d);
         }
         break;
     }
@@ -122,7 +122,6 @@ static void model_dims(Model *m, const Config *cfg, size_t V) {
         .normalize = cfg->normalize,
         .chunk = cfg->chunk,
         .state_identity = cfg->state_init == STATE_IDENTITY,
-        .decay = m->kind->uses_decay,
         .key_norm = cfg->key_norm,
         .data_decay = cfg->decay == DECAY_DATA,
     };
@@ -154,7 +153,7 @@ void model_build(Model *m, const Config *cfg, size_t V) {
     memset(m->grad, 0, off * sizeof(float));
     for (size_t i = 0; i < n; i++) {
         Param *pp = &m->params[i];
-        pp->decay = spec[i].decay;
+        pp->weight_decay = spec[i].weight_decay;
         pp->t = (Tensor){.data = m->data + pp->offset,
                          .grad = spec[i].learnable ? m->grad + pp->offset : NULL,
                          .rows = spec[i].rows,
@@ -185,7 +184,14 @@ size_t model_estimate_bytes(const Config *cfg, size_t V, size_t B, size_t T) {
     double C = cfg->d_model, L = cfg->layers, F = (double)cfg->ffn_mult * C;
     double params = V * C + (double)cfg->block_size * C + L * (4 * C * C + 2 * C * F + 8 * C);
     double per_pos = L * (14 * C + 3 * F) + 3 * (double)V + 4 * C;
-    double bytes = 4.0 * (4 * params + 2.2 * per_pos * (double)B * (double)T);
+    // Each layer's attention work buffer, sized by the kind itself: softmax's
+    // scores grow as T^2, the fast-weight kinds keep a (dh, dh) state per chunk;
+    // neither is covered by the per-position count above.
+    Model dims;
+    memset(&dims, 0, sizeof dims);
+    model_dims(&dims, cfg, V);
+    double work = L * (double)dims.kind->work_floats(&dims.acfg, B, T);
+    double bytes = 4.0 * (4 * params + 2.2 * per_pos * (double)B * (double)T + work);
     if (!(bytes < 1e18)) return 0;
     return (size_t)bytes;
 }

@@ -44,7 +44,7 @@ void adamw_step(AdamW *o, Model *model, double lr, long t, double norm) {
         Param *p = &model->params[i];
         if (!p->t.grad) continue;  // frozen (decay_learnable = false)
         adamw_update(p->t.data, p->t.grad, o->m + p->offset, o->v + p->offset, p->t.n, (float)lr,
-                     (float)c->beta1, (float)c->beta2, 1e-8f, p->decay ? (float)c->weight_decay : 0.0f,
+                     (float)c->beta1, (float)c->beta2, 1e-8f, p->weight_decay ? (float)c->weight_decay : 0.0f,
                      scale, t);
     }
 }

@@ -20,5 +20,5 @@ double lr_at(const Config *c, long step);
 double grad_norm(const Model *model);
 // Clips by the global norm `norm` (if grad_clip > 0, as PyTorch's
 // clip_grad_norm_) and applies one AdamW step (1-based `t`) to every learnable
-// parameter; weight decay only where Param.decay.
+// parameter; weight decay only where Param.weight_decay.
 void adamw_step(AdamW *o, Model *model, double lr, long t, double norm);

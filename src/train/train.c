@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attention/decay.h"
 #include "model/model.h"
 #include "format/svg.h"
 #include "train/checkpoint.h"
@@ -147,7 +148,7 @@ static void telemetry(Run *r) {
     for (size_t l = 0; l < m->L; l++) {
         if (m->layer[l].theta) {
             double s = 0;
-            for (size_t h = 0; h < m->H; h++) s += 1.0 / (1.0 + exp(-(double)m->layer[l].theta->data[h]));
+            for (size_t h = 0; h < m->H; h++) s += attn_lambda(m->layer[l].theta->data[h]);
             r->lambda[l] = s / (double)m->H;
         }
         r->state_norm[l] = graph_state_norm(&r->graph, m, l);

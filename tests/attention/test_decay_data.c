@@ -152,7 +152,7 @@ static double rel_err(const float *got, const double *want, size_t n) {
 static AttnConfig config_of(const Case *cs, int data) {
     AttnConfig c = {.heads = (int)cs->H, .dh = (int)cs->dh, .feature_map = cs->fmap, .eps = 1e-6f,
                     .normalize = cs->normalize, .chunk = cs->chunk,
-                    .state_identity = cs->state_identity, .decay = 1, .key_norm = cs->key_norm,
+                    .state_identity = cs->state_identity, .key_norm = cs->key_norm,
                     .data_decay = data};
     return c;
 }

@@ -239,7 +239,7 @@ static double rel_err_dd(const double *got, const double *want, size_t n) {
 static AttnConfig config_of(const Case *cs) {
     AttnConfig c = {.heads = (int)cs->H, .dh = (int)cs->dh, .feature_map = cs->fmap,
                     .eps = (float)eps_of(cs), .normalize = cs->normalize, .chunk = cs->chunk,
-                    .state_identity = cs->state_identity, .decay = cs->decay, .key_norm = cs->key_norm};
+                    .state_identity = cs->state_identity, .key_norm = cs->key_norm};
     return c;
 }
 
@@ -744,7 +744,7 @@ static void test_thread_count_independent(void) {
 static void test_memory_bounds(void) {
     size_t d = 32, T = 16384;
     AttnConfig c = {.heads = 1, .dh = (int)d, .feature_map = FMAP_ELU1, .eps = 1e-6f,
-                    .normalize = 1, .chunk = 128, .state_identity = 0, .decay = 1};
+                    .normalize = 1, .chunk = 128, .state_identity = 0};
     size_t w = attn_delta.work_floats(&c, 1, T);
     size_t bound = (T / 128 + 128 + 2) * d * d + 8 * 128 * d;  // states + per-position vectors
     if (verbose()) fprintf(stderr, "  work %zu floats for T %zu (T dh^2 = %zu)\n", w, T, T * d * d);

@@ -213,7 +213,7 @@ static double rel_err_dd(const double *got, const double *want, size_t n) {
 static AttnConfig config_of(const Case *cs) {
     AttnConfig c = {.heads = (int)cs->H, .dh = (int)cs->dh, .feature_map = cs->fmap,
                     .eps = (float)eps_of(cs), .normalize = cs->normalize, .chunk = cs->chunk,
-                    .state_identity = cs->state_identity, .decay = cs->decay};
+                    .state_identity = cs->state_identity};
     return c;
 }
 static const AttnKind *kind_of(const Case *cs) {

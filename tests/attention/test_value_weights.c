@@ -64,7 +64,7 @@ static void test_every_kind_reconstructs_its_forward(void) {
                         if (is_delta && !norm && fm == 0) continue;  // raw elu1 keys: delta is unstable by design
                         AttnConfig c = {.heads = 1, .dh = D, .feature_map = fm ? FMAP_RELU : FMAP_ELU1,
                                         .eps = 1e-6f, .normalize = norm, .chunk = 8, .state_identity = ident,
-                                        .decay = kind->uses_decay, .key_norm = kn ? KEYNORM_L2 : KEYNORM_SUM};
+                                        .key_norm = kn ? KEYNORM_L2 : KEYNORM_SUM};
                         if (is_delta && !norm) c.feature_map = FMAP_RELU;
                         double rs;
                         double e = check_kind(kind, c, 0.9, 100 + (uint64_t)(norm * 8 + ident * 4 + fm * 2 + kn), &rs);

@@ -96,6 +96,10 @@ static void test_seeds_statistics(void) {
     svg = read_all(p, NULL);
     CHECK(svg && strstr(svg, "fill-opacity=\"0.2\"") && strstr(svg, "clip-path=\"url(#plot-area)\""));
     free(svg);
+    snprintf(p, sizeof p, "%s/curves_diff.svg", out);
+    svg = read_all(p, NULL);
+    CHECK(svg && strstr(svg, "softmax (baseline)") && strstr(svg, "linear (3)") && strstr(svg, "fill-opacity"));
+    free(svg);
 }
 
 // Re-running a finished ablation trains nothing: checkpoints untouched, the
