@@ -1005,7 +1005,7 @@ static void test_repo_configs(void) {
 // cross-field problem is blamed on the --set that caused it, not the file.
 static void test_all_errors_at_once_and_set_blame(void) {
     write_tmp("[model]\nlayers = 0\nfoo = 1\n[train]\nlr = 1\nlr = 2\nwarmup = abc\n[nope]\nx = 1\n");
-    char *sets[] = {"train.steps=0", "model.bogus=1", "train.warmup=5"};
+    const char *sets[] = {"train.steps=0", "model.bogus=1", "train.warmup=5"};
     Config c;
     config_defaults(&c);
     err_clear();
@@ -1017,7 +1017,7 @@ static void test_all_errors_at_once_and_set_blame(void) {
     CHECK(!msg_has("x = 1") && !msg_has("outside any section"));  // keys of an unknown section: not blamed twice
     // cross-field checks: each problem blamed where its value came from
     write_tmp("[data]\npath = x.txt\n[model]\nd_model = 128\nheads = 4\n[train]\nlr = 1e-3\n");
-    char *sets2[] = {"model.heads=3", "train.min_lr = 1"};
+    const char *sets2[] = {"model.heads=3", "train.min_lr = 1"};
     config_defaults(&c);
     CHECK(config_load_all(&c, g_path, sets2, 2) == ERR_USAGE);
     CHECK(msg_has("2 errors:"));
