@@ -126,8 +126,38 @@ void gemm_pack_b(float *bp, int transB, const float *B, size_t ldb, size_t k0, s
     }
 }
 
+// An edge tile at most 16 columns wide (N = 33 leaves one such tile per row
+// block: the fast-weight kinds' [v | 1] width): only the first 16 of the 32
+// columns are computed, with the same per-element chain as the full tile.
+static void gemm_micro_half(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
+                            size_t nr, float alpha, float beta) {
+    __m512 acc[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) acc[i] = _mm512_setzero_ps();
+    for (size_t i = 0; i < mr; i++) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+    for (size_t k = 0; k < kc; k++) {
+        __m512 b0 = _mm512_load_ps(bp + k * 32);
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(ap[k * 8 + i]), b0, acc[i]);
+    }
+    __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    __mmask16 m0 = mask_first(nr);
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) {
+        if ((size_t)i >= mr) break;
+        float *ci = c + (size_t)i * ldc;
+        __m512 t0 = _mm512_mul_ps(va, acc[i]);
+        if (beta != 0.0f) t0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, ci), t0);
+        _mm512_mask_storeu_ps(ci, m0, t0);
+    }
+}
+
 void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
                 size_t nr, float alpha, float beta) {
+    if (nr <= 16) {
+        gemm_micro_half(kc, ap, bp, c, ldc, mr, nr, alpha, beta);
+        return;
+    }
     __m512 acc[8][2];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
