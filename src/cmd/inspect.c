@@ -524,7 +524,7 @@ static int section_fp16_loss(Inspect *in, size_t n) {
             out(in, "%18s %12.4f %12s %12s\n", range, l32[i], "NaN", "-");
             broke = 1;
         }
-        fprintf(a.f, "%zu,%zu,%.9g,%s%.9g\n", from, at[i], l32[i], "", l16[i]);
+        fprintf(a.f, "%zu,%zu,%.9g,%.9g\n", from, at[i], l32[i], l16[i]);
     }
     if (broke)
         out(in, "NaN: the float16 state overflowed (float16's largest value is 65504) and the model's\n"
