@@ -1,11 +1,12 @@
 # lmtrain — build, test, data, ablation. GNU Make, gcc, nothing else.
 #
 #   make              build ./lmtrain
-#   make test         build and run every test (SAN=1: under ASan + UBSan)
+#   make test         build and run every test (SAN=1: under ASan + UBSan;
+#                     KERNELS=avx2 or portable: with that kernel path forced)
 #   make data         put data/tinyshakespeare.txt in place (SHAKESPEARE=path to copy a local file)
 #   make ablation     the three-way ablation into runs/ablation, SEEDS seeds each (default 3;
 #                     SEEDS=1 the quick one-seed version)
-#   make recall       the recall ablation (runs/recall) and the pairs sweep (runs/recall_sweep)
+#   make recall       recall at two state sizes, 7 kinds x 3 seeds (runs/recall); recall-pairs: the pairs sweep
 #   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
 #   make bench-compare  lmtrain vs PyTorch training tokens/s on this machine (needs python3-torch)
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
@@ -18,12 +19,32 @@ CFLAGS  ?= -O3 -march=native
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
 LDLIBS  += -lm -lpthread
 
+BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
 BUILD   := build
+# SAN=1: ASan + UBSan, still -march=native so the AVX-512 kernels run under them.
 ifeq ($(SAN),1)
 BUILD   := build-san
-CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-           -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
+CFLAGS  := -O1 -g -march=native -fno-omit-frame-pointer -fsanitize=address,undefined \
+           -fno-sanitize-recover=undefined $(BASE_CFLAGS)
 LDFLAGS += -fsanitize=address,undefined
+endif
+# The kernels pick their code path at compile time (#if __AVX512F__, __AVX2__ &&
+# __FMA__, else plain C). KERNELS=avx2 or KERNELS=portable builds and tests one
+# of the other paths in its own folder, so every variant of every kernel is
+# tested on an AVX-512 machine too (CI runs all three).
+ifneq ($(KERNELS),)
+ifeq ($(SAN),1)
+$(error SAN=1 and KERNELS=... are separate builds: give one)
+endif
+endif
+ifeq ($(KERNELS),avx2)
+BUILD   := build-avx2
+CFLAGS  := -O2 -mavx2 -mfma $(BASE_CFLAGS)
+else ifeq ($(KERNELS),portable)
+BUILD   := build-portable
+CFLAGS  := -O2 $(BASE_CFLAGS)
+else ifneq ($(KERNELS),)
+$(error KERNELS must be avx2 or portable, not "$(KERNELS)")
 endif
 
 SRCS      := $(shell find src -name '*.c' ! -name main.c | sort)
@@ -34,9 +55,9 @@ TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 # writes): tests/<layer>/*_read.c, linked into the tests, never the binary.
 TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
-BIN       := $(if $(filter 1,$(SAN)),$(BUILD)/lmtrain,lmtrain)
+BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test test-html data ablation recall bench bench-compare clean
+.PHONY: all test test-html data ablation recall recall-pairs bench bench-compare clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -77,13 +98,20 @@ SEEDS ?= 3
 ablation: data $(BIN)
 	./$(BIN) ablate configs/softmax.ini configs/linear.ini configs/linear_decay.ini --seeds $(SEEDS) --out runs/ablation
 
-RECALL_CONFIGS := configs/recall_softmax.ini configs/recall_linear.ini configs/recall_linear_decay.ini configs/recall_delta.ini
-# The main recall comparison (d_model 64, 8 pairs), then the pairs sweep at a
-# smaller state (d_model 32: 4 heads of 8, an 8x8 state per head) where the
-# pairs outgrow what a fixed-size state can hold.
+RECALL_CONFIGS := configs/recall_softmax.ini configs/recall_linear.ini configs/recall_linear_decay.ini \
+                  configs/recall_delta.ini configs/recall_delta_l2.ini configs/recall_linear_decay_data.ini \
+                  configs/recall_delta_data.ini
+# Recall at a fixed number of pairs (8), two state sizes: head size 16 (the
+# configs' d_model 64) and 8 (the sweep's d_model 32), seeds 1, 2, 3, 1 500
+# steps each (42 runs; docs/recall.md). recall-pairs: the pairs at a fixed
+# state (head size 16), 2 ... 32 pairs (block_size and vocab 128 so that 32
+# fit) — 105 runs at twice the sequence length, several times make recall.
 recall: $(BIN)
-	./$(BIN) ablate $(RECALL_CONFIGS) --out runs/recall
-	./$(BIN) ablate $(RECALL_CONFIGS) --out runs/recall_sweep --set model.d_model=32 --sweep data.pairs=2,4,8,16
+	./$(BIN) ablate $(RECALL_CONFIGS) --seeds 3 --set run.seed=1 --set train.eval_every=1500 \
+	    --out runs/recall --sweep model.d_model=32
+recall-pairs: $(BIN)
+	./$(BIN) ablate $(RECALL_CONFIGS) --seeds 3 --set run.seed=1 --set train.eval_every=1500 \
+	    --set model.block_size=128 --set data.vocab=128 --out runs/recall_pairs --sweep data.pairs=2,4,16,32
 
 # report.html opened in a real browser: every chart and table rendered, no
 # parse error, not a blank page (tests/html/render_check.sh; CI runs it)
@@ -91,7 +119,7 @@ test-html: $(BIN)
 	sh tests/html/render_check.sh ./$(BIN)
 
 clean:
-	rm -rf build build-san lmtrain
+	rm -rf build build-san build-avx2 build-portable lmtrain
 
 -include $(OBJS:.o=.d) $(TEST_LIB_OBJS:.o=.d) $(BUILD)/src/main.d
 
