@@ -114,17 +114,7 @@ static void model_dims(Model *m, const Config *cfg, size_t V) {
     m->L = (size_t)cfg->layers;
     m->F = (size_t)cfg->ffn_mult * m->C;
     m->Tmax = (size_t)cfg->block_size;
-    m->acfg = (AttnConfig){
-        .heads = cfg->heads,
-        .dh = (int)m->dh,
-        .feature_map = cfg->feature_map,
-        .eps = (float)cfg->eps,
-        .normalize = cfg->normalize,
-        .chunk = cfg->chunk,
-        .state_identity = cfg->state_init == STATE_IDENTITY,
-        .key_norm = cfg->key_norm,
-        .data_decay = cfg->decay == DECAY_DATA,
-    };
+    m->acfg = attn_config(cfg);
 }
 
 void model_build(Model *m, const Config *cfg, size_t V) {
@@ -184,7 +174,10 @@ size_t model_estimate_bytes(const Config *cfg, size_t V, size_t B, size_t T) {
     double C = cfg->d_model, L = cfg->layers, F = (double)cfg->ffn_mult * C;
     double params = V * C + (double)cfg->block_size * C + L * (4 * C * C + 2 * C * F + 8 * C);
     double per_pos = L * (14 * C + 3 * F) + 3 * (double)V + 4 * C;
-    double bytes = 4.0 * (4 * params + 2.2 * per_pos * (double)B * (double)T);
+    // the attention kind's work buffers, one per layer (saved state, scratch)
+    AttnConfig ac = attn_config(cfg);
+    double work = L * (double)attn_kind_find(cfg->kind)->work_floats(&ac, B, T);
+    double bytes = 4.0 * (4 * params + 2.2 * per_pos * (double)B * (double)T + work);
     if (!(bytes < 1e18)) return 0;
     return (size_t)bytes;
 }
