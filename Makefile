@@ -1,12 +1,14 @@
 # lmtrain — build, test, data, ablation. GNU Make, gcc, nothing else.
 #
 #   make              build ./lmtrain
-#   make test         build and run every test (SAN=1: under ASan + UBSan)
+#   make test         build and run every test (SAN=1: under ASan + UBSan;
+#                     KERNELS=avx2 or portable: with that kernel path forced)
 #   make data         put data/tinyshakespeare.txt in place (SHAKESPEARE=path to copy a local file)
 #   make ablation     the three-way ablation into runs/ablation, SEEDS seeds each (default 3;
 #                     SEEDS=1 the quick one-seed version)
 #   make recall       the recall ablation (runs/recall) and the pairs sweep (runs/recall_sweep)
 #   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
+#   make bench-compare  lmtrain vs PyTorch training tokens/s on this machine (needs python3-torch)
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
 #   make test-valgrind  training, resume and sampling under valgrind memcheck
 #   make test-html    report.html rendered in headless Chromium (needs Debian's chromium)
@@ -17,12 +19,32 @@ CFLAGS  ?= -O3 -march=native
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
 LDLIBS  += -lm -lpthread
 
+BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
 BUILD   := build
+# SAN=1: ASan + UBSan, still -march=native so the AVX-512 kernels run under them.
 ifeq ($(SAN),1)
 BUILD   := build-san
-CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-           -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
+CFLAGS  := -O1 -g -march=native -fno-omit-frame-pointer -fsanitize=address,undefined \
+           -fno-sanitize-recover=undefined $(BASE_CFLAGS)
 LDFLAGS += -fsanitize=address,undefined
+endif
+# The kernels pick their code path at compile time (#if __AVX512F__, __AVX2__ &&
+# __FMA__, else plain C). KERNELS=avx2 or KERNELS=portable builds and tests one
+# of the other paths in its own folder, so every variant of every kernel is
+# tested on an AVX-512 machine too (CI runs all three).
+ifneq ($(KERNELS),)
+ifeq ($(SAN),1)
+$(error SAN=1 and KERNELS=... are separate builds: give one)
+endif
+endif
+ifeq ($(KERNELS),avx2)
+BUILD   := build-avx2
+CFLAGS  := -O2 -mavx2 -mfma $(BASE_CFLAGS)
+else ifeq ($(KERNELS),portable)
+BUILD   := build-portable
+CFLAGS  := -O2 $(BASE_CFLAGS)
+else ifneq ($(KERNELS),)
+$(error KERNELS must be avx2 or portable, not "$(KERNELS)")
 endif
 
 SRCS      := $(shell find src -name '*.c' ! -name main.c | sort)
@@ -33,9 +55,9 @@ TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 # writes): tests/<layer>/*_read.c, linked into the tests, never the binary.
 TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
-BIN       := $(if $(filter 1,$(SAN)),$(BUILD)/lmtrain,lmtrain)
+BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test test-html data ablation recall bench clean
+.PHONY: all test test-html data ablation recall bench bench-compare clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -90,7 +112,7 @@ test-html: $(BIN)
 	sh tests/html/render_check.sh ./$(BIN)
 
 clean:
-	rm -rf build build-san lmtrain
+	rm -rf build build-san build-avx2 build-portable lmtrain
 
 -include $(OBJS:.o=.d) $(TEST_LIB_OBJS:.o=.d) $(BUILD)/src/main.d
 
@@ -139,6 +161,13 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 # peak FLOP/s, training throughput, cost vs length, generation speed -> runs/bench/
 bench: $(BIN)
 	./$(BIN) bench
+
+# lmtrain against PyTorch (Debian's python3-torch, hence /usr/bin/python3) on
+# the baby model, interleaved rounds, ratio per round and median
+# (tests/reference/bench_compare.py; BENCH_COMPARE_ARGS e.g. --rounds 9 --threads 2)
+PYTHON_TORCH ?= /usr/bin/python3
+bench-compare: $(BIN)
+	$(PYTHON_TORCH) tests/reference/bench_compare.py --lmtrain ./$(BIN) $(BENCH_COMPARE_ARGS)
 
 # ---- valgrind memcheck (part of the hardening block above) ------------------
 # Its own build: valgrind cannot run AVX-512, so no -march=native here; -mavx2

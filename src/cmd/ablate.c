@@ -331,6 +331,7 @@ static int do_run(const Args *a, const Plan *p, size_t k, RunState state) {
     }
     rc = eval_run_folder(dir);
     snprintf(where, sizeof where, "after run %zu of %zu (%s)", k + 1, p->n, dir);
+    if (rc > 128) return interrupted(a, where, rc - 128);  // during its whole-split evaluation
     if (!rc && train_stop_signal() && k + 1 < p->n) return interrupted(a, where, train_stop_signal());
     return rc;
 }

@@ -28,11 +28,7 @@ int cli_load_config(Config *c, const char *name, const char *const *sets, int n_
                            name, name, name, name);
     }
     config_defaults(c);
-    int rc = config_load(c, path);
-    if (rc) return rc;
-    for (int i = 0; i < n_sets; i++)
-        if ((rc = config_set(c, sets[i]))) return rc;
-    return config_validate(c, path);
+    return config_load_all(c, path, sets, n_sets);
 }
 
 void cli_run_dir(char *buf, size_t cap, const Config *c, const char *out) {

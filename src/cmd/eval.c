@@ -31,9 +31,11 @@
 #include "cmd/run_load.h"
 #include "format/svg.h"
 #include "train/evaluate.h"
+#include "train/interrupt.h"
 #include "util/atomic_file.h"
 #include "util/dirs.h"
 #include "util/err.h"
+#include "util/pause.h"
 #include "util/pool.h"
 
 static const double LN2 = 0.69314718055994530942;  // bits = nats / ln 2
@@ -46,8 +48,10 @@ typedef struct {
 } PosLoss;
 
 // Every validation window once, B at a time. Rows past the last window repeat
-// window 0 with every target masked, so they count for nothing.
-static void eval_split(Graph *g, const Dataset *d, PosLoss *p) {
+// window 0 with every target masked, so they count for nothing. Returns the
+// signal that asked to stop (interrupt.h: only under ablate, which installs
+// the handlers; `lmtrain eval` alone just dies on Ctrl-C), checked every batch.
+static int eval_split(Graph *g, const Dataset *d, PosLoss *p) {
     size_t B = g->B, T = g->T, V = g->logits->cols;
     for (size_t first = 0; first < p->windows; first += B) {
         for (size_t b = 0; b < B; b++) {
@@ -66,7 +70,10 @@ static void eval_split(Graph *g, const Dataset *d, PosLoss *p) {
                 p->count[t]++;
             }
         p->correct += count_correct(g->logits->data, g->targets, B * T, V);
+        if (first == 0) pause_point("eval_split", NULL);
+        if (interrupt_requested()) return interrupt_requested();
     }
+    return 0;
 }
 
 // name: the files' stem, "loss_by_position" or "loss_by_position_N"
@@ -120,8 +127,15 @@ static int run_eval(const LoadedRun *r, Model *m, size_t T) {
     if (B > p.windows) B = p.windows;
     Graph g;
     graph_build(&g, m, B, p.T);
-    eval_split(&g, d, &p);
+    int sig = eval_split(&g, d, &p);
     graph_free(&g);
+    if (sig) {
+        free(p.sum);
+        free(p.count);
+        fprintf(stderr, "lmtrain: stopped by %s during the whole-split evaluation of %s; nothing written\n",
+                interrupt_name(sig), r->dir);
+        return 128 + sig;
+    }
 
     double sum = 0;
     size_t n = 0;

@@ -14,7 +14,8 @@
 //   5. what a float16 state does to the next-token loss over --fp16-tokens
 //      validation tokens
 //   6. KV-cache bytes vs fast-weight state bytes against length
-//   7. heatmaps of one head's S (--layer, --head) at positions 16, 64, 256, 1024
+//   7. heatmaps of one head's S (--layer, default the last; --head, default 0)
+//      at positions 16, 64, 256, 1024
 //   8. the attention matrix the kind implies, every head of --layer, on the
 //      first validation window (up to 64 tokens): softmax's own, or the weight
 //      each earlier value has in a fast-weight kind's read-out
@@ -604,7 +605,7 @@ static int section_heatmaps(Inspect *in, size_t stretch, size_t layer, size_t he
         double top = top_singular_sq(v + s * d * d, d);
         out(in, "%10zu %12.4g %12.4g %14.3f\n", at[s], sqrt(fro), mx, fro > 0 ? top / fro : 0);
         snprintf(lab[s], sizeof lab[s], "after %zu tokens", at[s]);
-        p[s] = (SvgHeatPanel){lab[s], d, d, v + s * d * d};
+        p[s] = (SvgHeatPanel){lab[s], d, d, v + s * d * d, 0};
     }
     out(in, "(S_ij: how much key feature i writes into value coordinate j. Top direction: σ1²/||S||²,\n"
             " the share of the largest outer product u·vᵀ in S — near 1, the memory is mostly one\n"
@@ -628,6 +629,25 @@ out:
 // ============================================================================
 // 8. the attention matrix a kind implies
 // ============================================================================
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// The q-quantile of |W[i, j]| over j <= i: the colour scale of an attention
+// picture, so that the first rows (all weight on the one token there is) do
+// not wash out the rest; larger weights saturate.
+static double abs_quantile_causal(const double *W, size_t T, double q) {
+    size_t n = 0;
+    double *a = xcalloc(T * (T + 1) / 2 + 1, sizeof(double));
+    for (size_t i = 0; i < T; i++)
+        for (size_t j = 0; j <= i; j++) a[n++] = fabs(W[i * T + j]);
+    qsort(a, n, sizeof *a, cmp_double);
+    double v = n ? a[(size_t)(q * (double)(n - 1))] : 0;
+    free(a);
+    return v;
+}
 
 static int section_attention(Inspect *in, size_t layer) {
     const Model *m = in->m;
@@ -690,13 +710,13 @@ static int section_attention(Inspect *in, size_t layer) {
         out(in, "%5zu %9.5f %14.3f %14.3f %14.2f %16.2g\n", h, lam, self / tot, near / tot, dist / tot, err / ymax);
         if (h < 16) {
             snprintf(lab[h], sizeof lab[h], "head %zu", h);
-            p[h] = (SvgHeatPanel){lab[h], T, T, w};
+            p[h] = (SvgHeatPanel){lab[h], T, T, w, abs_quantile_causal(w, T, 0.98)};
         }
     }
     out(in, "(shares of Σ_j |W_ij| per row, averaged over rows; mean distance in tokens; reconstruction:\n"
             " max |Σ_j W_ij v_j + y0_i − y_i| / max |y| against the kind's own step output)\n");
     if ((rc = atomic_commit(&a))) goto out;
-    char title[300], text[80], note[200];
+    char title[300], text[80], note[260];
     size_t tl = 0;
     for (size_t t = 0; t < T && tl + 8 < sizeof text; t++) {
         char c[8];
@@ -706,7 +726,8 @@ static int section_attention(Inspect *in, size_t layer) {
     text[tl] = 0;
     snprintf(title, sizeof title, "%s (%s): attention matrix of layer %zu, %zu tokens", in->r->cfg.name,
              kind->name, layer, T);
-    snprintf(note, sizeof note, "text: \"%s\" (/ = newline)", text);
+    snprintf(note, sizeof note, "text: \"%s\" (/ = newline); colours saturate at the 98th percentile of |W|",
+             text);
     SvgHeatmap hm = {title, note, "output position i", "value position j", H <= 4 ? 220 : 160};
     file_path(path, sizeof path, in, "attention.svg");
     rc = svg_heatmaps(path, &hm, p, H < 16 ? H : 16);
@@ -724,7 +745,8 @@ out:
 // ============================================================================
 
 static int parse(int argc, char **argv, InspectOpts *o) {
-    *o = (InspectOpts){.stretch = 4096, .drift_tokens = 100000, .fp16_tokens = 100000, .seed = 1337};
+    *o = (InspectOpts){.stretch = 4096, .drift_tokens = 100000, .fp16_tokens = 100000, .layer = SIZE_MAX,
+                       .seed = 1337};
     const ArgOpt opts[] = {
         {"--run", ARG_STRING, &o->run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
         {"--stretch", ARG_SIZE, &o->stretch, "N", .help = "validation tokens for the state-norm curve", .lo = 1, .hi = 1e8},
@@ -752,6 +774,7 @@ int cmd_inspect(int argc, char **argv) {
     LoadedRun r;
     if ((rc = run_load(&r, o.run))) return rc;
     const Model *m = &r.model;
+    if (o.layer == SIZE_MAX) o.layer = m->L - 1;  // default: the last layer
     if (o.layer >= m->L || o.head >= m->H) {  // refused before anything is written
         rc = err_set(ERR_USAGE, "inspect: --layer %zu --head %zu: %s has %zu layers of %zu heads (from 0)",
                      o.layer, o.head, r.dir, m->L, m->H);

@@ -8,6 +8,7 @@
 // recurrent fast-weight state for the linear kinds, so the cost per token does
 // not grow with the length. At the end stderr gets tokens/s and the attention
 // cache/state bytes in use.
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -176,8 +177,12 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
     }
     double secs = now_s() - t0;
     if (dataset_task(r->data) == TASK_RECALL) fputc('\n', out);
+    errno = 0;
     if (fflush(out) != 0 || ferror(out)) {
-        if (!rc) rc = err_set(ERR_RUNTIME, "sample: writing the generated text to stdout failed");
+        int e = errno;
+        if (!rc)
+            rc = err_set(ERR_RUNTIME, "sample: writing the generated text to stdout failed%s%s", e ? ": " : "",
+                         e ? strerror(e) : "");
     }
     if (!rc) {
         // on a terminal, start the statistics on a line of their own

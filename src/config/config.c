@@ -539,47 +539,51 @@ static int sync_decay(Config *t, int set_decay, int set_learnable, char *msg, si
 }
 
 // Reads INI from f into c; `path` names the source in messages and, when
-// the text has no [run] name, gives the run its name.
-static int load_stream(Config *c, FILE *f, const char *path) {
+// the text has no [run] name, gives the run its name. Every line is read:
+// each bad one adds its error to errs (c then stays as it was). Returns
+// ERR_RUNTIME on a read error, else 0 (look at errs).
+static int load_stream(Config *c, FILE *f, const char *path, ErrList *errs) {
     // Parse into a copy so a failed load leaves *c as it was.
     Config t = *c;
     int first_line[N_FIELDS] = {0};  // line each key was set on, for duplicates
     const char *section = NULL;
     char msg[1024];
-    int rc = 0;
+    int before = errs->n + errs->dropped;
     IniReader r;
     IniLine l;
     ini_open(&r, f);
-    while (rc == 0 && ini_next(&r, &l) != INI_END) {
+    while (ini_next(&r, &l) != INI_END) {
         switch (l.kind) {
         case INI_ERROR:
-            rc = err_set(ERR_USAGE, "%s:%d: %s", path, l.line, l.error);
+            errlist_add(errs, "%s:%d: %s", path, l.line, l.error);
             break;
         case INI_SECTION: {
             int s = find_section(l.section);
             if (s < 0) {
                 unknown_section_msg(msg, sizeof msg, l.section);
-                rc = err_set(ERR_USAGE, "%s:%d: %s", path, l.line, msg);
-            } else {
-                section = SECTIONS[s];
+                errlist_add(errs, "%s:%d: %s", path, l.line, msg);
+                section = NULL;
+                continue;  // its keys are not blamed again as "outside any section"
             }
+            section = SECTIONS[s];
             break;
         }
         case INI_PAIR: {
             if (!section) {
-                rc = err_set(ERR_USAGE, "%s:%d: key outside any section (\"%.64s\" needs a [section] line above it)",
-                             path, l.line, l.key);
+                if (before == errs->n + errs->dropped)
+                    errlist_add(errs, "%s:%d: key outside any section (\"%.64s\" needs a [section] line above it)",
+                                path, l.line, l.key);
                 break;
             }
             int i = find_field(section, l.key);
             if (i < 0) {
                 unknown_key_msg(msg, sizeof msg, section, l.key);
-                rc = err_set(ERR_USAGE, "%s:%d: %s", path, l.line, msg);
+                errlist_add(errs, "%s:%d: %s", path, l.line, msg);
             } else if (first_line[i]) {
-                rc = err_set(ERR_USAGE, "%s:%d: [%s] duplicate key \"%s\" (first set at line %d)", path,
-                             l.line, section, l.key, first_line[i]);
+                errlist_add(errs, "%s:%d: [%s] duplicate key \"%s\" (first set at line %d)", path, l.line, section,
+                            l.key, first_line[i]);
             } else if (parse_field(&t, &FIELDS[i], l.value, msg, sizeof msg) < 0) {
-                rc = err_set(ERR_USAGE, "%s:%d: %s", path, l.line, msg);
+                errlist_add(errs, "%s:%d: %s", path, l.line, msg);
             } else {
                 first_line[i] = l.line;
             }
@@ -589,12 +593,15 @@ static int load_stream(Config *c, FILE *f, const char *path) {
             break;
         }
     }
-    if (rc == 0 && ferror(f)) rc = err_set(ERR_RUNTIME, "reading config %s: %s", path, strerror(errno));
+    int bad_read = ferror(f);
     ini_close(&r);
-    if (rc) return rc;
+    if (bad_read) return err_set(ERR_RUNTIME, "reading config %s: %s", path, strerror(errno));
+    if (errs->n + errs->dropped > before) return 0;
     if (sync_decay(&t, first_line[find_field("attention", "decay")],
-                   first_line[find_field("attention", "decay_learnable")], msg, sizeof msg) < 0)
-        return err_set(ERR_USAGE, "%s: %s", path, msg);
+                   first_line[find_field("attention", "decay_learnable")], msg, sizeof msg) < 0) {
+        errlist_add(errs, "%s: %s", path, msg);
+        return 0;
+    }
 
     if (!first_line[find_field("run", "name")]) {
         // name = file name without directory and ".ini"
@@ -602,8 +609,10 @@ static int load_stream(Config *c, FILE *f, const char *path) {
         base = base ? base + 1 : path;
         size_t n = strlen(base);
         if (n >= 4 && strcmp(base + n - 4, ".ini") == 0) n -= 4;
-        if (n >= sizeof t.name)
-            return err_set(ERR_USAGE, "%s: file name too long for a run name; set [run] name", path);
+        if (n >= sizeof t.name) {
+            errlist_add(errs, "%s: file name too long for a run name; set [run] name", path);
+            return 0;
+        }
         memset(t.name, 0, sizeof t.name);
         memcpy(t.name, base, n);
     }
@@ -624,13 +633,19 @@ int config_load(Config *c, const char *path) {
     return rc;
 }
 
-int config_load_text(Config *c, const char *text, size_t n, const char *origin) {
+static int load_text(Config *c, const char *text, size_t n, const char *origin, ErrList *errs) {
     // fmemopen may refuse a zero-length buffer; empty text reads as "\n".
     FILE *f = n ? fmemopen((void *)text, n, "r") : fmemopen("\n", 1, "r");
     if (!f) return err_set(ERR_RUNTIME, "%s: cannot read the configuration text: %s", origin, strerror(errno));
-    int rc = load_stream(c, f, origin);
+    int rc = load_stream(c, f, origin, errs);
     fclose(f);
     return rc;
+}
+
+int config_load_text(Config *c, const char *text, size_t n, const char *origin) {
+    ErrList errs = {0};
+    int rc = load_text(c, text, n, origin, &errs);
+    return rc ? rc : errlist_report(&errs, ERR_USAGE);
 }
 
 static char *trim(char *s) {
@@ -640,41 +655,59 @@ static char *trim(char *s) {
     return s;
 }
 
-int config_set(Config *c, const char *assignment) {
+// One --set; an error names the assignment and goes to errs.
+static void set_one(Config *c, const char *assignment, ErrList *errs) {
     char buf[2048];
     size_t n = strlen(assignment);
-    if (n >= sizeof buf) return err_set(ERR_USAGE, "--set %.64s...: too long", assignment);
+    if (n >= sizeof buf) {
+        errlist_add(errs, "--set %.64s...: too long", assignment);
+        return;
+    }
     memcpy(buf, assignment, n + 1);
 
     char *eq = strchr(buf, '=');
     char *dot = strchr(buf, '.');
-    if (!eq || !dot || dot > eq)
-        return err_set(ERR_USAGE, "--set %s: expected section.key=value (e.g. train.lr=3e-4)", assignment);
+    if (!eq || !dot || dot > eq) {
+        errlist_add(errs, "--set %s: expected section.key=value (e.g. train.lr=3e-4)", assignment);
+        return;
+    }
     *eq = 0;
     *dot = 0;
     char *section = trim(buf), *key = trim(dot + 1), *value;
     // No comment stripping: the shell already split the arguments, and a '#'
     // here is part of the value.
     const char *why = ini_parse_value(eq + 1, 0, &value);
-    if (why) return err_set(ERR_USAGE, "--set %s: %s", assignment, why);
+    if (why) {
+        errlist_add(errs, "--set %s: %s", assignment, why);
+        return;
+    }
 
     char msg[1024];
     if (find_section(section) < 0) {
         unknown_section_msg(msg, sizeof msg, section);
-        return err_set(ERR_USAGE, "--set %s: %s", assignment, msg);
+        errlist_add(errs, "--set %s: %s", assignment, msg);
+        return;
     }
     int i = find_field(section, key);
     if (i < 0) {
         unknown_key_msg(msg, sizeof msg, section, key);
-        return err_set(ERR_USAGE, "--set %s: %s", assignment, msg);
+        errlist_add(errs, "--set %s: %s", assignment, msg);
+        return;
     }
     Config t = *c;
-    if (parse_field(&t, &FIELDS[i], value, msg, sizeof msg) < 0)
-        return err_set(ERR_USAGE, "--set %s: %s", assignment, msg);
+    if (parse_field(&t, &FIELDS[i], value, msg, sizeof msg) < 0) {
+        errlist_add(errs, "--set %s: %s", assignment, msg);
+        return;
+    }
     sync_decay(&t, i == find_field("attention", "decay"), i == find_field("attention", "decay_learnable"),
                msg, sizeof msg);  // one key set: never a contradiction
     *c = t;
-    return 0;
+}
+
+int config_set(Config *c, const char *assignment) {
+    ErrList errs = {0};
+    set_one(c, assignment, &errs);
+    return errlist_report(&errs, ERR_USAGE);
 }
 
 // ---------------------------------------------------------------------------
@@ -757,83 +790,126 @@ static int check_field(const Config *c, const Field *f, char *msg, size_t cap) {
 // near that, and staying below it keeps every product well inside size_t.
 #define ABSURD_FLOATS 1099511627776.0  // 2^40
 
-int config_validate(const Config *c, const char *origin) {
-    const char *o = origin ? origin : "config";
-    char msg[1024];
+// Where a problem with keys k1 (and k2, may be NULL) came from: the --set
+// assignments that gave them (the last one per key), else the file.
+typedef struct {
+    const char *file;
+    const char *const *sets;
+    int n_sets;
+    ErrList *errs;
+} Origin;
+
+// 1 if the assignment "section.key=value" (spaces allowed around the parts) sets `name` ("section.key").
+static int sets_key(const char *assignment, const char *name) {
+    const char *eq = strchr(assignment, '=');
+    if (!eq) return 0;
+    char buf[256];
+    size_t n = 0;
+    for (const char *p = assignment; p < eq && n + 1 < sizeof buf; p++)
+        if (!isspace((unsigned char)*p)) buf[n++] = *p;
+    buf[n] = 0;
+    return strcmp(buf, name) == 0;
+}
+
+static void blame(const Origin *o, const char *k1, const char *k2, char *buf, size_t cap) {
+    size_t len = 0;
+    buf[0] = 0;
+    const char *keys[2] = {k1, k2};
+    for (int k = 0; k < 2; k++) {
+        if (!keys[k]) continue;
+        for (int i = o->n_sets - 1; i >= 0; i--)
+            if (sets_key(o->sets[i], keys[k])) {
+                if (len < cap) len += (size_t)snprintf(buf + len, cap - len, "%s--set %s", len ? ", " : "", o->sets[i]);
+                break;
+            }
+    }
+    if (!len) snprintf(buf, cap, "%s", o->file ? o->file : "config");
+}
+
+// Every problem is added to o->errs (the caller reports them all at once).
+#define FAIL(k1, k2, ...)                                   \
+    do {                                                    \
+        char where_[1200], what_[2048];                     \
+        blame(o, k1, k2, where_, sizeof where_);            \
+        snprintf(what_, sizeof what_, __VA_ARGS__);         \
+        errlist_add(o->errs, "%s: %s", where_, what_);      \
+    } while (0)
+
+static void validate(const Config *c, const Origin *o) {
+    char msg[1024], key[160];
+    int before = o->errs->n + o->errs->dropped;
     for (int i = 0; i < N_FIELDS; i++)
-        if (check_field(c, &FIELDS[i], msg, sizeof msg) < 0)
-            return err_set(ERR_USAGE, "%s: %s", o, msg);
+        if (check_field(c, &FIELDS[i], msg, sizeof msg) < 0) {
+            snprintf(key, sizeof key, "%s.%s", FIELDS[i].section, FIELDS[i].key);
+            FAIL(key, NULL, "%s", msg);
+        }
+    // The checks below combine fields, so each needs every field in range:
+    // a value out of range is reported alone, not again through what it breaks.
+    if (o->errs->n + o->errs->dropped > before) return;
 
     if (!attn_kind_find(c->kind)) {
         size_t len = (size_t)snprintf(msg, sizeof msg, "expected one of:");
         for (int i = 0; attn_kinds[i] && len < sizeof msg; i++)
             len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s", i ? ", " : " ", attn_kinds[i]->name);
-        return err_set(ERR_USAGE, "%s: [attention] kind: unknown attention kind \"%s\" (%s)", o, c->kind, msg);
+        FAIL("attention.kind", NULL, "[attention] kind: unknown attention kind \"%s\" (%s)", c->kind, msg);
+        return;  // the kind-specific checks below need a kind
     }
     // The attention modules compute in float32: eps must survive the cast
     // as a normal number.
     if (c->eps < FLT_MIN || c->eps > FLT_MAX)
-        return err_set(ERR_USAGE, "%s: [attention] eps: %g is outside float32's normal range (expected %g..%g)",
-                       o, c->eps, (double)FLT_MIN, (double)FLT_MAX);
+        FAIL("attention.eps", NULL, "[attention] eps: %g is outside float32's normal range (expected %g..%g)", c->eps, (double)FLT_MIN, (double)FLT_MAX);
 
     if (c->d_model % c->heads != 0)
-        return err_set(ERR_USAGE, "%s: [model] d_model %d is not divisible by heads %d", o, c->d_model,
+        FAIL("model.d_model", "model.heads", "[model] d_model %d is not divisible by heads %d", c->d_model,
                        c->heads);
     // keys that only some kinds read: refused where they would silently do nothing
     const AttnKind *kind = attn_kind_find(c->kind);
     if (c->key_norm != KEYNORM_SUM && !kind->uses_key_norm)
-        return err_set(ERR_USAGE,
-                       "%s: [attention] key_norm = %s applies only to kind = delta (the %s kind does "
-                       "not normalise its keys that way)",
-                       o, KEYNORM_NAMES[c->key_norm], c->kind);
+        FAIL("attention.key_norm", "attention.kind",
+                       "[attention] key_norm = %s applies only to kind = delta (the %s kind does "
+                       "not normalise its keys that way)", KEYNORM_NAMES[c->key_norm], c->kind);
     if (c->key_norm == KEYNORM_L2 && !c->normalize)
-        return err_set(ERR_USAGE,
-                       "%s: [attention] key_norm = l2 normalises the keys, but normalize = false turns "
-                       "key normalisation off; set normalize = true",
-                       o);
+        FAIL("attention.key_norm", "attention.normalize",
+                       "[attention] key_norm = l2 normalises the keys, but normalize = false turns "
+                       "key normalisation off; set normalize = true");
     // φ must be positive where a sum of φ values is a denominator: with identity
     // φ, φ(q)ᵀz (or Σφ(k)) is a sum of signed terms that crosses zero, and the
     // read-out and its gradient blow up there (docs/math.md measures it). L2 key
     // normalisation divides by ‖φ(k)‖ >= 0 instead, which identity cannot flip.
     if (kind->phi_normalizer && c->feature_map == FMAP_IDENTITY && c->normalize &&
         !(kind->uses_key_norm && c->key_norm == KEYNORM_L2) && !c->allow_identity_normalize)
-        return err_set(ERR_USAGE,
-                       "%s: [attention] feature_map = identity with normalize = true: the read-out divides "
+        FAIL("attention.feature_map", "attention.normalize",
+                       "[attention] feature_map = identity with normalize = true: the read-out divides "
                        "by a sum of φ values (φ(q)ᵀz), which identity φ lets cross zero, so outputs and "
                        "gradients blow up (docs/math.md). Use feature_map = elu1 or relu, or normalize = "
                        "false; to train it anyway and watch it fail, set [attention] "
-                       "allow_identity_normalize = true",
-                       o);
+                       "allow_identity_normalize = true");
     if (c->decay == DECAY_DATA && !kind->data_decay)
-        return err_set(ERR_USAGE,
-                       "%s: [attention] decay = data needs a kind with an input-dependent decay "
-                       "(linear_decay or delta); %s has none",
-                       o, c->kind);
+        FAIL("attention.decay", "attention.kind",
+                       "[attention] decay = data needs a kind with an input-dependent decay "
+                       "(linear_decay or delta); %s has none", c->kind);
     if (c->decay_learnable != (c->decay != DECAY_FIXED))
-        return err_set(ERR_USAGE, "%s: [attention] decay = %s contradicts decay_learnable = %s", o,
+        FAIL("attention.decay", "attention.decay_learnable", "[attention] decay = %s contradicts decay_learnable = %s",
                        DECAY_NAMES[c->decay], c->decay_learnable ? "true" : "false");
     if (c->n_decay_init != 1 && c->n_decay_init != c->heads)
-        return err_set(ERR_USAGE,
-                       "%s: [attention] decay_init has %d values but heads is %d (give one value for all "
-                       "heads, or one per head)",
-                       o, c->n_decay_init, c->heads);
+        FAIL("attention.decay_init", "model.heads",
+                       "[attention] decay_init has %d values but heads is %d (give one value for all "
+                       "heads, or one per head)", c->n_decay_init, c->heads);
 
     if (c->task == TASK_TEXT && c->path[0] == 0)
-        return err_set(ERR_USAGE, "%s: [data] path: task = text needs a corpus path (e.g. path = data/tinyshakespeare.txt)", o);
+        FAIL("data.path", "data.task", "[data] path: task = text needs a corpus path (e.g. path = data/tinyshakespeare.txt)");
     if (c->task == TASK_RECALL) {
         if (c->vocab % 2 != 0)
-            return err_set(ERR_USAGE, "%s: [data] vocab %d must be even for task = recall (keys and values split it in halves)", o,
+            FAIL("data.vocab", NULL, "[data] vocab %d must be even for task = recall (keys and values split it in halves)",
                            c->vocab);
         if (c->pairs > c->vocab / 2 - 1)
-            return err_set(ERR_USAGE,
-                           "%s: [data] pairs %d needs at least %d distinct keys but vocab %d has %d (pairs <= vocab/2 - 1)",
-                           o, c->pairs, c->pairs, c->vocab, c->vocab / 2 - 1);
+            FAIL("data.pairs", "data.vocab",
+                           "[data] pairs %d needs at least %d distinct keys but vocab %d has %d (pairs <= vocab/2 - 1)", c->pairs, c->pairs, c->vocab, c->vocab / 2 - 1);
         if (4LL * c->pairs > c->block_size)
-            return err_set(ERR_USAGE, "%s: [data] pairs %d does not fit in [model] block_size %d (needs 4*pairs <= block_size)",
-                           o, c->pairs, c->block_size);
+            FAIL("data.pairs", "model.block_size", "[data] pairs %d does not fit in [model] block_size %d (needs 4*pairs <= block_size)", c->pairs, c->block_size);
     }
     if (c->min_lr > c->lr)
-        return err_set(ERR_USAGE, "%s: [train] min_lr %g is larger than lr %g", o, c->min_lr, c->lr);
+        FAIL("train.min_lr", "train.lr", "[train] min_lr %g is larger than lr %g", c->min_lr, c->lr);
 
     // Sizes: computed in double, so the check itself cannot overflow.
     double L = c->layers, D = c->d_model, T = c->block_size, B = c->batch_size;
@@ -841,26 +917,51 @@ int config_validate(const Config *c, const char *origin) {
     double V = c->task == TASK_RECALL ? c->vocab : 256;  // char-level: at most 256 symbols
     double params = L * D * D * (4 + 2 * F) + (V + T) * D;
     if (params > ABSURD_FLOATS)
-        return err_set(ERR_USAGE,
-                       "%s: [model] too large: layers*d_model*d_model*(4 + 2*ffn_mult) is %.3g parameters (limit 2^40)",
-                       o, params);
+        FAIL("model.d_model", "model.layers",
+                       "[model] too large: layers*d_model*d_model*(4 + 2*ffn_mult) is %.3g parameters (limit 2^40)", params);
     // Saved activations: a few (B, T, C) buffers per layer plus the FFN's
     // (B, T, ffn_mult*C), and the logits.
     double acts = B * T * D * L * (16 + 2 * F) + B * T * V;
     if (acts > ABSURD_FLOATS)
-        return err_set(ERR_USAGE,
-                       "%s: [train] batch_size*[model] block_size*d_model*layers is too large: about %.3g floats of activations (limit 2^40)",
-                       o, acts);
+        FAIL("train.batch_size", "model.block_size",
+                       "[train] batch_size*[model] block_size*d_model*layers is too large: about %.3g floats of activations (limit 2^40)", acts);
     // The kind's work buffers (per-chunk state, a chunk's scratch, ...), as the
-    // kind sizes them. The checks above bound every factor, so the count fits.
-    AttnConfig ac = attn_config(c);
-    double work = L * (double)kind->work_floats(&ac, (size_t)B, (size_t)T);
-    if (work > ABSURD_FLOATS)
-        return err_set(ERR_USAGE,
-                       "%s: [attention] chunk %d with this model: the %s kind's work buffers (per-chunk state and "
-                       "scratch) would hold %.3g floats (limit 2^40)",
-                       o, c->chunk, c->kind, work);
-    return 0;
+    // kind sizes them; only once the sizes above are sane, so the count fits.
+    if (params <= ABSURD_FLOATS && acts <= ABSURD_FLOATS && c->d_model % c->heads == 0) {
+        AttnConfig ac = attn_config(c);
+        double work = L * (double)kind->work_floats(&ac, (size_t)B, (size_t)T);
+        if (work > ABSURD_FLOATS)
+            FAIL("attention.chunk", NULL,
+                 "[attention] chunk %d with this model: the %s kind's work buffers (per-chunk state and "
+                 "scratch) would hold %.3g floats (limit 2^40)", c->chunk, c->kind, work);
+    }
+}
+
+int config_validate_sets(const Config *c, const char *origin, const char *const *sets, int n_sets) {
+    ErrList errs = {0};
+    Origin o = {origin, sets, n_sets, &errs};
+    validate(c, &o);
+    return errlist_report(&errs, ERR_USAGE);
+}
+
+int config_validate(const Config *c, const char *origin) { return config_validate_sets(c, origin, NULL, 0); }
+
+int config_load_all(Config *c, const char *path, const char *const *sets, int n_sets) {
+    ErrList errs = {0};
+    char *text = NULL;
+    size_t n = 0;
+    // regular files only, never blocking on a FIFO (file_check.h); read whole, then parsed
+    if (read_regular(path, "config", CONFIG_MAX_BYTES, &text, &n)) return ERR_USAGE;
+    int rc = load_text(c, text, n, path, &errs);
+    free(text);
+    if (rc) return rc;
+    // every --set is tried, so all their mistakes show at once too
+    for (int i = 0; i < n_sets; i++) set_one(c, sets[i], &errs);
+    if (errs.n == 0) {
+        Origin o = {path, sets, n_sets, &errs};
+        validate(c, &o);
+    }
+    return errlist_report(&errs, ERR_USAGE);
 }
 
 // ---------------------------------------------------------------------------

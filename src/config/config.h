@@ -93,6 +93,17 @@ int config_set(Config *c, const char *assignment);
 // kind is registered ...). `origin` names the config file for messages.
 int config_validate(const Config *c, const char *origin);
 
+// The same, blaming each problem on the `--set section.key=value` that gave a
+// key involved (else on `origin`), and reporting every problem (up to 20) in
+// one message rather than the first.
+int config_validate_sets(const Config *c, const char *origin, const char *const *sets, int n_sets);
+
+// The command line's configuration in one go: the file, each --set, then
+// validation (config_validate_sets). Every error found (up to 20: all the bad
+// lines of the file, all the bad --set options, or all the failed checks) is
+// reported at once; ERR_USAGE.
+int config_load_all(Config *c, const char *path, const char *const *sets, int n_sets);
+
 // Writes the resolved configuration as INI (every section and key). Returns 0
 // or ERR_RUNTIME on an I/O error.
 int config_write(const Config *c, FILE *f);

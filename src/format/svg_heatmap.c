@@ -48,7 +48,8 @@ void svg_heatmaps_fprint(FILE *out, const SvgHeatmap *h, const SvgHeatPanel *p, 
         const SvgHeatPanel *q = &p[k];
         double x0 = MARGIN + (double)k * (px + GAP), y0 = TOP;
         double cw = q->cols ? px / (double)q->cols : px, ch = q->rows ? px / (double)q->rows : px;
-        double mx = panel_max(q);
+        double mx = q->scale > 0 ? q->scale : panel_max(q);
+        const char *clip = q->scale > 0 && panel_max(q) > q->scale ? "&#8805;" : "";
         if (q->label) {
             fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x0 + px / 2, y0 - 8);
             svg_put_text(out, q->label, 40);
@@ -77,7 +78,8 @@ void svg_heatmaps_fprint(FILE *out, const SvgHeatmap *h, const SvgHeatPanel *p, 
         }
         fprintf(out, "\n<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">&#8722;%.3g</text>", bx - 3,
                 by + 8, mx);
-        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">+%.3g</text>\n", bx + px * 0.6 + 3, by + 8, mx);
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s+%.3g</text>\n", bx + px * 0.6 + 3, by + 8, clip,
+                mx);
     }
     double cap_y = TOP + px + 38;
     if (h->row_label || h->col_label) {

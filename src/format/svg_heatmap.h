@@ -2,9 +2,9 @@
 // a fast-weight state and of attention matrices).
 //
 // Each panel is one matrix drawn as a square of cells, row 0 at the top,
-// column 0 at the left, with its own symmetric colour scale: blue for −max,
-// white for 0, red for +max, max = the largest |value| in that panel (printed
-// under it with a colour bar). NaN cells are grey. Panels sit in one row under
+// column 0 at the left, with its own symmetric colour scale: blue for −s,
+// white for 0, red for +s, s = the largest |value| in that panel or the
+// panel's own scale (values beyond it saturate; the bar then reads "≥ s"). NaN cells are grey. Panels sit in one row under
 // the title; an optional note line goes below them. Self-contained SVG (no
 // ids, no gradients), so several can be inlined into one HTML page.
 #pragma once
@@ -15,6 +15,7 @@ typedef struct {
     const char *label;  // above the panel
     size_t rows, cols;
     const double *v;    // (rows, cols)
+    double scale;       // |v| >= scale is full colour; 0: the panel's max |v|
 } SvgHeatPanel;
 
 typedef struct {

@@ -174,9 +174,13 @@ size_t model_estimate_bytes(const Config *cfg, size_t V, size_t B, size_t T) {
     double C = cfg->d_model, L = cfg->layers, F = (double)cfg->ffn_mult * C;
     double params = V * C + (double)cfg->block_size * C + L * (4 * C * C + 2 * C * F + 8 * C);
     double per_pos = L * (14 * C + 3 * F) + 3 * (double)V + 4 * C;
-    // the attention kind's work buffers, one per layer (saved state, scratch)
-    AttnConfig ac = attn_config(cfg);
-    double work = L * (double)attn_kind_find(cfg->kind)->work_floats(&ac, B, T);
+    // Each layer's attention work buffer, sized by the kind itself: softmax's
+    // scores grow as T^2, the fast-weight kinds keep a (dh, dh) state per chunk;
+    // neither is covered by the per-position count above.
+    Model dims;
+    memset(&dims, 0, sizeof dims);
+    model_dims(&dims, cfg, V);
+    double work = L * (double)dims.kind->work_floats(&dims.acfg, B, T);
     double bytes = 4.0 * (4 * params + 2.2 * per_pos * (double)B * (double)T + work);
     if (!(bytes < 1e18)) return 0;
     return (size_t)bytes;

@@ -51,7 +51,10 @@ void model_build(Model *m, const Config *cfg, size_t V);
 void model_free(Model *m);
 void model_zero_grad(Model *m);
 // Bytes a model and its training graph would need, for refusing impossible
-// configs before allocating. Returns 0 on overflow.
+// configs before allocating: weights, gradients and AdamW moments,
+// activations, and every layer's attention work buffer (the kind's
+// work_floats). An upper bound (tests/model/test_estimate.c measures a real
+// step against it). Returns 0 on overflow.
 size_t model_estimate_bytes(const Config *cfg, size_t V, size_t B, size_t T);
 
 typedef struct {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char g_msg[2048];
+static char g_msg[20480];  // room for a full ErrList
 
 int err_set(int code, const char *fmt, ...) {
     va_list ap;
@@ -31,6 +31,30 @@ int err_wrap(int code, const char *fmt, ...) {
 }
 
 const char *err_msg(void) { return g_msg; }
+
+void errlist_add(ErrList *l, const char *fmt, ...) {
+    if (l->n == ERR_LIST_MAX) {
+        l->dropped++;
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->msg[l->n++], sizeof l->msg[0], fmt, ap);
+    va_end(ap);
+}
+
+void errlist_add_current(ErrList *l) { errlist_add(l, "%s", g_msg); }
+
+int errlist_report(const ErrList *l, int code) {
+    if (l->n == 0) return 0;
+    if (l->n == 1 && !l->dropped) return err_set(code, "%s", l->msg[0]);
+    size_t len = (size_t)snprintf(g_msg, sizeof g_msg, "%d errors:", l->n + l->dropped);
+    for (int i = 0; i < l->n && len < sizeof g_msg; i++)
+        len += (size_t)snprintf(g_msg + len, sizeof g_msg - len, "\n  %s", l->msg[i]);
+    if (l->dropped && len < sizeof g_msg)
+        snprintf(g_msg + len, sizeof g_msg - len, "\n  (and %d more, not listed)", l->dropped);
+    return code;
+}
 void err_clear(void) { g_msg[0] = 0; }
 
 static void oom(size_t bytes) {

@@ -16,6 +16,20 @@ int err_wrap(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 const char *err_msg(void);
 void err_clear(void);
 
+// Several errors reported in one message (a config with three mistakes shows
+// all three). At most ERR_LIST_MAX are kept; the rest are counted.
+#define ERR_LIST_MAX 20
+typedef struct {
+    int n, dropped;
+    char msg[ERR_LIST_MAX][768];
+} ErrList;
+void errlist_add(ErrList *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Adds the current err_msg() (a failure reported the usual way).
+void errlist_add_current(ErrList *l);
+// 0 if the list is empty; else err_set(code, ...) with the one message, or
+// "N errors:" and one indented line per error, and returns code.
+int errlist_report(const ErrList *l, int code);
+
 // Allocation that cannot silently fail: on failure prints the request size and
 // exits 1. Training never allocates inside a step, so this is only hit at setup.
 void *xmalloc(size_t bytes);

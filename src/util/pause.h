@@ -12,7 +12,8 @@
 // The points (grep pause_point for the list):
 //   lock       right after the run folder's lock is taken
 //   step       after each optimizer step, before its checkpoint decision
-//   eval       inside an evaluation, after its first batch
+//   eval       inside an evaluation during training, after its first batch
+//   eval_split inside a whole-split evaluation (lmtrain eval, ablate), after its first batch
 //   write@FILE halfway through writing FILE's temporary file (its basename)
 #pragma once
 

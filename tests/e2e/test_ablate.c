@@ -76,6 +76,41 @@ static void test_three_way_report(void) {
     free(h);
 }
 
+// delta beside softmax: its row, its parameters (β row per head in the fused
+// projection and θ per head, per layer), the same batches; and an ablation
+// run again is not retrained (its runs are finished), nor run twice at once.
+static void test_delta_in_ablation(void) {
+    char a[512], b[512], out[512], rep[600];
+    write_cfg("s3.ini", "s3", "softmax", 7);
+    write_cfg("dl.ini", "dl", "delta", 7);
+    tpath(a, sizeof a, "s3.ini");
+    tpath(b, sizeof b, "dl.ini");
+    tpath(out, sizeof out, "abl_delta");
+    char *argv[] = {"ablate", a, b, "--out", out, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+    snprintf(rep, sizeof rep, "%s/report.md", out);
+    char *r = read_all(rep, NULL);
+    CHECK(r != NULL);
+    if (!r) return;
+    long ps = params_of(r, "softmax"), pd = params_of(r, "delta");
+    CHECK(ps > 0);
+    CHECK(pd == ps + 2 * (2 * 16 + 2));  // per layer: a β row of d_model weights per head, and θ per head
+    CHECK(strstr(r, "same batches in the same order") != NULL);
+    free(r);
+    snprintf(rep, sizeof rep, "%s/dl/seed7/summary.txt", out);
+    CHECK(file_exists(rep));
+    snprintf(rep, sizeof rep, "%s/dl/seed7", out);
+    char *before = folder_digest(rep);
+    CHECK(run_lmtrain(argv) == 0);  // everything finished: the report is rebuilt, no run is touched
+    CHECK(strstr(e2e_out, "finished, kept") != NULL);
+    char *after = folder_digest(rep);
+    CHECK(strcmp(before, after) == 0);
+    free(before);
+    free(after);
+}
+
 static void test_report_flags_different_batches(void) {
     char a[512], b[512], out[512], rep[600];
     write_cfg("s2.ini", "s2", "softmax", 5);
@@ -126,6 +161,7 @@ int main(void) {
     tpath(corpus, sizeof corpus, "corpus.txt");
     write_corpus(corpus, 8000);
     TEST(test_three_way_report);
+    TEST(test_delta_in_ablation);
     TEST(test_report_flags_different_batches);
     TEST(test_sweep_table);
     TEST(test_usage_errors);

@@ -171,25 +171,29 @@ static void test_profile_part(void) {
     free(csv);
 }
 
+// Each mistake is refused (exit 2, naming bench) before anything is written:
+// every command is given --out, and that folder must not appear.
 static void test_usage_errors(void) {
     char out[512];
     tpath(out, sizeof out, "bench_bad");
-    char *bad[][8] = {
-        {"bench", "--part", "nope", NULL},
-        {"bench", "--kinds", "softmax,bogus", NULL},
-        {"bench", "--seq", "0", NULL},
-        {"bench", "--seq", "64,,128", NULL},
-        {"bench", "--seq", "12x", NULL},
-        {"bench", "--threads", NULL},
-        {"bench", "--frobnicate", NULL},
-        {"bench", "--sizes", "baby,huge", NULL},
+    char *bad[][10] = {
+        {"bench", "--out", out, "--part", "nope", NULL},
+        {"bench", "--out", out, "--kinds", "softmax,bogus", NULL},
+        {"bench", "--out", out, "--seq", "0", NULL},
+        {"bench", "--out", out, "--seq", "64,,128", NULL},
+        {"bench", "--out", out, "--seq", "12x", NULL},
+        {"bench", "--out", out, "--threads", NULL},
+        {"bench", "--out", out, "--frobnicate", NULL},
+        {"bench", "--out", out, "--sizes", "baby,huge", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = run_lmtrain(bad[i]);
         CHECK(rc == 2);
         CHECK(strstr(e2e_out, "bench") != NULL);
+        CHECK(!file_exists(out));
+        if (rc != 2 || file_exists(out)) fprintf(stderr, "  case %zu (%s %s): exit %d\n%s\n", i, bad[i][3],
+                                                 bad[i][4] ? bad[i][4] : "", rc, e2e_out);
     }
-    CHECK(!file_exists(out));
 }
 
 int main(void) {

@@ -220,8 +220,10 @@ static size_t expected(const Config *c, size_t V, Entry *out) {
 #define L(s) (snprintf(nm, sizeof nm, "h.%d.%s", l, s), nm)
         E1(L("ln_1.weight"), C);
         E1(L("ln_1.bias"), C);
-        E2(L("attn.qkv.weight"), 3 * C, C);
-        if (!strcmp(c->kind, "linear_decay")) E1(L("attn.theta"), H);
+        // delta's β logit, then (decay = data) the gate logit: one extra row per head each
+        size_t aux = (size_t)!strcmp(c->kind, "delta") + (c->decay == DECAY_DATA);
+        E2(L("attn.qkv.weight"), 3 * C + H * aux, C);
+        if (!strcmp(c->kind, "linear_decay") || !strcmp(c->kind, "delta")) E1(L("attn.theta"), H);
         if (c->output_norm) {
             E1(L("attn.ln_head.weight"), C / H);
             E1(L("attn.ln_head.bias"), C / H);
@@ -385,6 +387,25 @@ static void test_export_linear_decay(void) {
     check_export(dir, file, 0);
 }
 
+// delta: the β row per head in the fused projection, θ per head; and with
+// decay = data the gate row per head after β.
+static void test_export_delta(void) {
+    const char *bodies[] = {"[attention]\nkind = delta\n", "[attention]\nkind = delta\ndecay = data\n"};
+    for (int i = 0; i < 2; i++) {
+        char dir[512], file[700];
+        if (train(i ? "dd" : "de", bodies[i], dir, sizeof dir)) {
+            CHECK(0);
+            return;
+        }
+        char *argv[] = {"export", "--run", dir, NULL};
+        int rc = run_lmtrain(argv);
+        CHECK(rc == 0);
+        if (rc) fprintf(stderr, "%s\n", e2e_out);
+        snprintf(file, sizeof file, "%s/model.safetensors", dir);
+        check_export(dir, file, 0);
+    }
+}
+
 // softmax, no positional embedding, attention-only blocks; --out elsewhere.
 static void test_export_softmax_minimal(void) {
     char dir[512], file[700];
@@ -487,6 +508,7 @@ int main(void) {
     tpath(corpus, sizeof corpus, "co\"r\\pus \xc3\xa9 #1.txt");
     make_corpus(corpus);
     TEST(test_export_linear_decay);
+    TEST(test_export_delta);
     TEST(test_export_softmax_minimal);
     TEST(test_export_recall);
     TEST(test_errors);

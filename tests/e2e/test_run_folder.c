@@ -134,6 +134,41 @@ static void test_two_ablations_refused(void) {
     CHECK(wait_status(first) == 0);
 }
 
+// Ctrl-C during the whole-split evaluation ablate runs after each training:
+// it stops within a batch (pause point after the first), says how to
+// continue, exit 130; the run is trained but not evaluated, and --resume
+// evaluates it and finishes the rest.
+static void test_ablate_stops_during_whole_split_eval(void) {
+    char out[512], log[600], a[600], b[600], p[700];
+    dir_path(out, sizeof out, "abl_eval");
+    snprintf(log, sizeof log, "%s/ablate_eval.log", e2e_dir);
+    snprintf(a, sizeof a, "%s/ea.ini", e2e_dir);
+    snprintf(b, sizeof b, "%s/eb.ini", e2e_dir);
+    write_config_named(a, "ea", 3);
+    write_config_named(b, "eb", 3);
+    char *argv[] = {"ablate", a, b, "--out", out, NULL};
+    int st = 0;
+    pid_t pid = spawn_paused(argv, log, "eval_split", &st);
+    CHECK(pid > 0);
+    if (pid <= 0) return;
+    pause_resume(pid, SIGINT);
+    CHECK(wait_status(pid) == 130);
+    slurp_into(log, e2e_out, sizeof e2e_out);
+    CHECK(has("whole-split evaluation") && has("--resume"));
+    snprintf(p, sizeof p, "%s/ea/seed5/summary.txt", out);
+    CHECK(file_exists(p));
+    snprintf(p, sizeof p, "%s/ea/seed5/eval/summary.txt", out);
+    CHECK(!file_exists(p));
+    snprintf(p, sizeof p, "%s/eb/seed5", out);
+    CHECK(!file_exists(p));
+    char *again[] = {"ablate", a, b, "--out", out, "--resume", NULL};
+    CHECK(run_lmtrain(again) == 0);
+    snprintf(p, sizeof p, "%s/ea/seed5/eval/summary.txt", out);
+    CHECK(file_exists(p));
+    snprintf(p, sizeof p, "%s/report.md", out);
+    CHECK(file_exists(p));
+}
+
 // Every refusal leaves the folder byte for byte as it was: bad config, config
 // that differs from the checkpoint's, corrupt checkpoint, changed data, a
 // model too large for memory, missing metrics, a held lock.
@@ -316,6 +351,7 @@ int main(void) {
     TEST(test_no_silent_overwrite);
     TEST(test_second_writer_refused);
     TEST(test_two_ablations_refused);
+    TEST(test_ablate_stops_during_whole_split_eval);
     TEST(test_refusals_change_nothing);
     TEST(test_special_run_files);
     TEST(test_lock_bypassing_writers_never_tear);

@@ -82,8 +82,8 @@ static void run_to(const char *kind, const char *out, const char *threads, const
 }
 
 static void test_determinism_across_threads(void) {
-    const char *kinds[] = {"softmax", "linear", "linear_decay"};
-    for (int k = 0; k < 3; k++) {
+    const char *kinds[] = {"softmax", "linear", "linear_decay", "delta"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         char a[512], b[512], ma[600], mb[600];
         snprintf(a, sizeof a, "%s/det1_%s", e2e_dir, kinds[k]);
         snprintf(b, sizeof b, "%s/det2_%s", e2e_dir, kinds[k]);
@@ -101,20 +101,14 @@ static void test_determinism_across_threads(void) {
     }
 }
 
-static int count_lines(const char *path) {
-    char *t = read_all(path, NULL);
-    int n = 0;
-    for (char *q = t; q && *q; q++) n += *q == '\n';
-    free(t);
-    return n;
-}
 
 // Train 300 steps in one go; train the same config again, interrupt it with
-// SIGINT somewhere in the middle (wherever that lands), resume it to the end.
-// The two must agree exactly: metrics rows (but wall-clock columns) and weights.
+// SIGINT right after step 150 (a pause point: exactly there, every run),
+// resume it to the end. The two must agree exactly: metrics rows (but
+// wall-clock columns) and weights.
 static void test_sigint_then_resume_is_bit_identical(void) {
-    const char *kinds[] = {"softmax", "linear_decay"};
-    for (int k = 0; k < 2; k++) {
+    const char *kinds[] = {"softmax", "linear_decay", "delta"};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         char a[512], b[512], ma[600], mb[600], log[600];
         snprintf(a, sizeof a, "%s/once_%s", e2e_dir, kinds[k]);
         snprintf(b, sizeof b, "%s/twice_%s", e2e_dir, kinds[k]);
@@ -124,15 +118,17 @@ static void test_sigint_then_resume_is_bit_identical(void) {
         snprintf(mb, sizeof mb, "%s/metrics.csv", b);
         char *argv[] = {"--config", cfg_path, "--out", b, "--set", "run.threads=2", "--set",
                         "train.steps=300", NULL};
-        pid_t pid = spawn_lmtrain(argv, log);
-        for (int i = 0; i < 20000 && count_lines(mb) < 4; i++) sleep_us(500);
-        kill(pid, SIGINT);
+        int st = 0;
+        pid_t pid = spawn_paused(argv, log, "step:150", &st);
+        CHECK(pid > 0);
+        if (pid < 0) continue;
+        pause_resume(pid, SIGINT);
         int rc = wait_status(pid);
         slurp_into(log, e2e_out, sizeof e2e_out);
-        CHECK(rc == 130 || rc == 0);  // 0 only if the run beat the signal to the end
-        if (rc == 130) CHECK(strstr(e2e_out, "--resume") != NULL);
+        CHECK(rc == 130);
+        CHECK(strstr(e2e_out, "after step 150") != NULL && strstr(e2e_out, "--resume") != NULL);
         snprintf(ma, sizeof ma, "%s/summary.txt", b);
-        CHECK(rc == 0 || !file_exists(ma));  // an interrupted run does not look finished
+        CHECK(!file_exists(ma));  // an interrupted run does not look finished
         run_to(kinds[k], b, "2", "300", 1);
         snprintf(ma, sizeof ma, "%s/metrics.csv", a);
         char *x = metrics_without_timing(ma), *y = metrics_without_timing(mb);

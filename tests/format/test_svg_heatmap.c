@@ -39,7 +39,7 @@ static const char *fill_at(const char *s, double x, double y, char out[8]) {
 static void test_cells_and_colours(void) {
     // 2 x 3: the max |value| is -4 (full blue), 4 nowhere, 0 white, NaN grey
     double v[6] = {0, 2, -4, NAN, 1, -1};
-    SvgHeatPanel p = {"S at <16>", 2, 3, v};
+    SvgHeatPanel p = {"S at <16>", 2, 3, v, 0};
     SvgHeatmap h = {"a & b", NULL, "key i", "value j", 300};
     char *s = render(&h, &p, 1);
     CHECK(count(s, "<rect") == 1 + 6 + 1 + 21);  // background, cells, frame, colour bar
@@ -58,7 +58,7 @@ static void test_cells_and_colours(void) {
 
 static void test_panels_side_by_side(void) {
     double a[4] = {1, 0, 0, 1}, b[1] = {0};
-    SvgHeatPanel p[2] = {{"a", 2, 2, a}, {"b", 1, 1, b}};
+    SvgHeatPanel p[2] = {{"a", 2, 2, a, 0}, {"b", 1, 1, b, 0}};
     SvgHeatmap h = {NULL, "note", NULL, NULL, 100};
     char *s = render(&h, p, 2);
     char c[8];
@@ -68,7 +68,21 @@ static void test_panels_side_by_side(void) {
     free(s);
 }
 
+// a panel scale below max |v|: beyond it the colour saturates and the bar says so
+static void test_scale_saturates(void) {
+    double v[2] = {4, 1};
+    SvgHeatPanel p = {NULL, 1, 2, v, 2};
+    SvgHeatmap h = {NULL, NULL, NULL, NULL, 100};
+    char *s = render(&h, &p, 1);
+    char c[8];
+    CHECK(fill_at(s, 50, 56, c) && !strcmp(c, "#b2182b"));   // 4 >= 2: full red
+    CHECK(fill_at(s, 100, 56, c) && !strcmp(c, "#d98c95"));  // 1 = scale/2
+    CHECK(strstr(s, "&#8805;+2</text>") != NULL);
+    free(s);
+}
+
 int main(void) {
+    TEST(test_scale_saturates);
     TEST(test_cells_and_colours);
     TEST(test_panels_side_by_side);
     return test_summary();

@@ -17,15 +17,26 @@ BASE is chosen so that every part of the recipe acts inside those steps:
 warm-up, the whole cosine decay to min_lr, gradient clipping that engages
 on some steps (and not on others, so that Adam's scale invariance cannot hide
 it), weight decay (large enough to see, on matrices and embeddings only).
-The script checks this itself: it re-runs each variant with one part of the
-recipe knocked out (the bugs the C test must catch) and refuses to write the
-file unless every knock-out moves the final parameters or the last loss by
-at least KNOCKOUT_MARGIN times the C test's tolerance.
+The script checks this itself, and refuses to write the file otherwise:
+  - power: it re-runs each variant with one part of the recipe knocked out
+    (the bugs the C test must catch: a linear schedule, no clipping, weight
+    decay on every tensor, a frozen θ that learns) and requires every
+    knock-out to move some final tensor by KNOCKOUT_MARGIN times the C test's
+    parameter tolerance;
+  - conditioning: it re-runs each variant in float32 (as lmtrain computes) and
+    requires the float32 run to stay KNOCKOUT_MARGIN times inside every
+    tolerance, so that a correct lmtrain cannot fail by rounding. (At lr 1e-2
+    the float32 runs drifted to 1e-4 in the parameters and, through a
+    grad-norm spike, 2e-4 in the norm: that is why lr is 3e-3.)
+Each variant draws its initial weights from its own seed, so adding one leaves
+the others' data byte for byte unchanged; the script is deterministic.
 
 Adding a variant (say a new attention option): teach torch_reference.py the
-option (load_cfg_text and the model), then add one entry to VARIANTS with the
-INI keys it sets; re-run this script and commit the file. The C test reads the
-variant list and each variant's configuration from the file: it needs no change.
+option (load_cfg_text, which refuses options it does not implement, and the
+model), then add one entry to VARIANTS with the INI keys it sets, e.g.
+    ('delta_l2', {'attention.kind': 'delta', 'attention.key_norm': 'l2'}),
+re-run this script and commit the file. The C test reads the variant list and
+each variant's configuration from the file: it needs no change.
 
 File format (safetensors: 8-byte little-endian header length, JSON header,
 raw little-endian data; read by tests/format/safetensors_read.h):
