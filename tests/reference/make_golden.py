@@ -76,6 +76,12 @@ VARIANTS = [
     ('linear_decay', {'attention.kind': 'linear_decay'}),
     ('linear_decay_frozen', {'attention.kind': 'linear_decay', 'attention.decay_learnable': 'false'}),
     ('delta', {'attention.kind': 'delta'}),
+    ('delta_l2', {'attention.kind': 'delta', 'attention.key_norm': 'l2'}),
+    ('linear_decay_data', {'attention.kind': 'linear_decay', 'attention.decay': 'data'}),
+    ('delta_data', {'attention.kind': 'delta', 'attention.decay': 'data'}),
+    # Gated DeltaNet as configs/recall_delta_data.ini: L2 keys let feature_map = identity
+    ('delta_l2_data', {'attention.kind': 'delta', 'attention.key_norm': 'l2', 'attention.decay': 'data',
+                       'attention.feature_map': 'identity'}),
 ]
 
 # The C test's tolerances (tests/train/test_golden.c) and the margin a
@@ -112,17 +118,48 @@ def lr_linear(c, it):  # knock-out: linear decay after the warm-up instead of co
     return c['lr'] - r * (c['lr'] - c['min_lr'])
 
 
-def trajectory(c, init, X, Y, V, schedule=ref.lr_at, clip=True, decay_all=False, dtype=torch.float64):
+def trajectory(c, init, X, Y, V, schedule=ref.lr_at, clip=True, decay_all=False, dtype=torch.float64,
+               patch=None, tweak=None):
     """Trains from `init` (lmtrain name -> float32 tensor), in float64 unless told;
-    returns (per-step (loss, norm, lr), final lmtrain name -> tensor)."""
+    returns (per-step (loss, norm, lr), final lmtrain name -> tensor). Knock-outs:
+    patch replaces torch_reference functions by name for the run, tweak(model) alters the model."""
+    saved = {n: getattr(ref, n) for n in (patch or {})}
+    try:
+        for n, f in (patch or {}).items(): setattr(ref, n, f)
+        return _trajectory(c, init, X, Y, V, schedule, clip, decay_all, dtype, tweak)
+    finally:
+        for n, f in saved.items(): setattr(ref, n, f)
+
+
+def _trajectory(c, init, X, Y, V, schedule, clip, decay_all, dtype, tweak):
     model = ref.GPT(c, V).to(dtype)
     params = ref.lmtrain_names(model)
     with torch.no_grad():
         for name, p in params.items(): p.copy_(init[name].reshape(p.shape))
+    if tweak: tweak(model)
     opt = ref.make_optimizer(model, c, decay_all=decay_all)
     steps = [ref.train_step(model, opt, c, it, X[it], Y[it], schedule=schedule, clip=clip)
              for it in range(len(X))]
     return steps, {n: p.detach().clone() for n, p in params.items()}
+
+
+# Knock-outs of the attention options (the bugs the C test must catch there)
+_features, _log_lambda = ref.delta_features, ref.data_log_lambda
+
+
+def q_not_normalised(fq, fk, c): return fq, _features(fq, fk, c)[1]
+def k_not_normalised(fq, fk, c): return _features(fq, fk, c)[0], fk
+
+
+def gate_one_token_late(theta, gate):  # lambda_t from x_{t-1} (lambda_0 from a zero gate projection)
+    return _log_lambda(theta, torch.cat([torch.zeros_like(gate[..., :1]), gate[..., :-1]], dim=-1))
+
+
+def gate_weight_frozen(model):  # no gradient reaches w_h (weight decay still shrinks it, as in lmtrain)
+    for block in model.h:
+        a = block.attn
+        rows = [3 * a.dh * a.H + h * a.n_aux + a.n_aux - 1 for h in range(a.H)]
+        a.qkv.weight.register_hook(lambda g, rows=rows: g.index_fill(0, torch.tensor(rows), 0.0))
 
 
 def lmtrain_shape(name, p):
@@ -196,10 +233,19 @@ def main():
                      ('weight decay on everything', dict(decay_all=True), c)]
         if not c['decay_learnable']:
             knockouts.append(('decay_learnable ignored', {}, dict(c, decay_learnable=True)))
+        if c['key_norm'] == 'l2':
+            knockouts += [('q not L2-normalised', dict(patch={'delta_features': q_not_normalised}), c),
+                          ('k not L2-normalised', dict(patch={'delta_features': k_not_normalised}), c)]
+            if c['feature_map'] != 'identity':  # (a sum of signed features is no norm)
+                knockouts.append(('key_norm = sum instead of l2', {}, dict(c, key_norm='sum')))
+        if c['data_decay']:
+            knockouts += [('gate one token late', dict(patch={'data_log_lambda': gate_one_token_late}), c),
+                          ('gate weight untrained', dict(tweak=gate_weight_frozen), c),
+                          ('gate bias theta untrained', {}, dict(c, decay_learnable=False))]
         for what, kw, kc in knockouts:
             ks, kf = trajectory(kc, init, X, Y, V, **kw)
             dp, dl, dn = deviation(ks, kf, steps, final)
-            enough = dp >= KNOCKOUT_MARGIN * PARAM_TOL
+            enough = not dp < KNOCKOUT_MARGIN * PARAM_TOL  # (a NaN is caught too: the C test asks e <= tol)
             print(f"  knock-out {what:27s} params {dp:.2e}  loss {dl:.2e}  grad norm {dn:.2e}  "
                   f"{'ok' if enough else 'TOO SMALL'}")
             ok = ok and enough
