@@ -82,6 +82,12 @@ VARIANTS = [
     # Gated DeltaNet as configs/recall_delta_data.ini: L2 keys let feature_map = identity
     ('delta_l2_data', {'attention.kind': 'delta', 'attention.key_norm': 'l2', 'attention.decay': 'data',
                        'attention.feature_map': 'identity'}),
+    # the same with one head of 64: lmtrain trains delta heads of 64 and more in the
+    # chunkwise WY form (src/attention/delta_wy.c), smaller ones token by token;
+    # one layer without FFN keeps the file small (its gradient norms are larger: clip at 2)
+    ('delta_l2_data_wy', {'attention.kind': 'delta', 'attention.key_norm': 'l2', 'attention.decay': 'data',
+                          'attention.feature_map': 'identity', 'model.heads': 1, 'model.d_model': 64,
+                          'model.layers': 1, 'model.ffn_mult': 0, 'train.grad_clip': 2.0}),
 ]
 
 # The C test's tolerances (tests/train/test_golden.c) and the margin a
