@@ -2,7 +2,7 @@
 """Writes tests/reference/golden.safetensors: training trajectories that
 tests/train/test_golden.c replays with lmtrain (the llm.c test_gpt2 idea).
 
-    /usr/bin/python3 tests/reference/make_golden.py [--data data/tinyshakespeare.txt] [--out FILE]
+    /usr/bin/python3 tests/reference/make_golden.py [--data data/tinyshakespeare.txt] [--out FILE] [--replace]
 
 Run by a developer (needs PyTorch: Debian's python3-torch), never by `make test`.
 The trajectories come from torch_reference.py, the independent PyTorch
@@ -20,7 +20,10 @@ it), weight decay (large enough to see, on matrices and embeddings only).
 The script checks this itself, and refuses to write the file otherwise:
   - power: it re-runs each variant with one part of the recipe knocked out
     (the bugs the C test must catch: a linear schedule, no clipping, weight
-    decay on every tensor, a frozen θ that learns) and requires every
+    decay on every tensor, a frozen θ that learns; for key_norm = l2, q or k
+    not normalised, the sum norm instead; for decay = data, the gate a token
+    late (λ_t from x_{t-1}), no gradient to the gate's weight, a frozen gate
+    bias θ) and requires every
     knock-out to move some final tensor by KNOCKOUT_MARGIN times the C test's
     parameter tolerance;
   - conditioning: it re-runs each variant in float32 (as lmtrain computes) and
@@ -29,7 +32,10 @@ The script checks this itself, and refuses to write the file otherwise:
     the float32 runs drifted to 1e-4 in the parameters and, through a
     grad-norm spike, 2e-4 in the norm: that is why lr is 3e-3.)
 Each variant draws its initial weights from its own seed, so adding one leaves
-the others' data byte for byte unchanged; the script is deterministic.
+the others' data byte for byte unchanged; the script is deterministic. It checks
+that too: where FILE exists, every variant already in it must come out byte for
+byte the same (tensors and configuration), or nothing is written; --replace
+writes anyway (after a deliberate change to the recipe or to a variant).
 
 Adding a variant (say a new attention option): teach torch_reference.py the
 option (load_cfg_text, which refuses options it does not implement, and the
@@ -181,6 +187,31 @@ def deviation(steps, final, gsteps, gfinal):
     return worst, rel(0), rel(1)
 
 
+def read_raw(path):
+    """A safetensors file's metadata and name -> (dtype, shape, raw bytes)."""
+    raw = open(path, 'rb').read()
+    n = struct.unpack('<Q', raw[:8])[0]
+    head = json.loads(raw[8:8 + n])
+    meta = head.pop('__metadata__', {})
+    return meta, {k: (v['dtype'], v['shape'], raw[8 + n + v['data_offsets'][0]:8 + n + v['data_offsets'][1]])
+                  for k, v in head.items()}
+
+
+def changed_from(path, tensors, meta):
+    """What differs between the existing file and the new data, for the variants (and
+    batches) the existing file holds: a list of names, empty when all is byte-identical."""
+    dt = {torch.float32: 'F32', torch.float64: 'F64', torch.int32: 'I32'}
+    old_meta, old = read_raw(path)
+    names = [v for v in old_meta.get('variants', '').split(',') if v]
+    bad = [v + '.config' for v in names if old_meta.get(v + '.config') != meta.get(v + '.config')]
+    for k, (dtype, shape, data) in old.items():
+        if k.startswith('batches.') or k.split('/')[0] in names:
+            new = tensors.get(k)
+            if new is None or (dt[new[1].dtype], new[0], new[1].contiguous().numpy().tobytes()) != (dtype, shape, data):
+                bad.append(k)
+    return bad
+
+
 def write_safetensors(path, tensors, meta):
     dt = {torch.float32: 'F32', torch.float64: 'F64', torch.int32: 'I32'}
     head, blobs, off = {'__metadata__': meta}, [], 0
@@ -257,6 +288,12 @@ def main():
             ok = ok and enough
     if not ok:
         sys.exit("make_golden: some part of the recipe does not act strongly enough; file not written")
+    if os.path.exists(out):
+        bad = changed_from(out, tensors, meta)
+        print(f"existing variants in {out}: " + (f"{len(bad)} tensors or configurations changed, e.g. {bad[:4]}"
+                                                   if bad else "byte-identical"))
+        if bad and '--replace' not in a:
+            sys.exit("make_golden: the existing variants' data would change; file not written (--replace to write it)")
     write_safetensors(out, tensors, meta)
     print(f"wrote {out} ({os.path.getsize(out)} bytes)")
 

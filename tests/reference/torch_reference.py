@@ -12,7 +12,8 @@ a cross-check a reader can run where PyTorch is installed (Debian:
         loads RUN_DIR/model.safetensors (from `lmtrain export`) and prints the
         full-split val loss, to compare with `lmtrain eval --run RUN_DIR`.
 
-Written from SPEC.md section 4, not from lmtrain's C code.
+Written from SPEC.md section 4 (and section 10's key_norm = l2 and decay = data,
+from the DeltaNet and Gated DeltaNet papers), not from lmtrain's C code.
 """
 import configparser, json, math, struct, sys, time
 import torch
