@@ -6,7 +6,7 @@
 #   make data         put data/tinyshakespeare.txt in place (SHAKESPEARE=path to copy a local file)
 #   make ablation     the three-way ablation into runs/ablation, SEEDS seeds each (default 3;
 #                     SEEDS=1 the quick one-seed version)
-#   make recall       the recall ablation (runs/recall) and the pairs sweep (runs/recall_sweep)
+#   make recall       recall at two state sizes, 7 kinds x 3 seeds (runs/recall); recall-pairs: the pairs sweep
 #   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
 #   make bench-compare  lmtrain vs PyTorch training tokens/s on this machine (needs python3-torch)
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
@@ -57,7 +57,7 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test test-html data ablation recall bench bench-compare clean
+.PHONY: all test test-html data ablation recall recall-pairs bench bench-compare clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -98,13 +98,20 @@ SEEDS ?= 3
 ablation: data $(BIN)
 	./$(BIN) ablate configs/softmax.ini configs/linear.ini configs/linear_decay.ini --seeds $(SEEDS) --out runs/ablation
 
-RECALL_CONFIGS := configs/recall_softmax.ini configs/recall_linear.ini configs/recall_linear_decay.ini configs/recall_delta.ini
-# The main recall comparison (d_model 64, 8 pairs), then the pairs sweep at a
-# smaller state (d_model 32: 4 heads of 8, an 8x8 state per head) where the
-# pairs outgrow what a fixed-size state can hold.
+RECALL_CONFIGS := configs/recall_softmax.ini configs/recall_linear.ini configs/recall_linear_decay.ini \
+                  configs/recall_delta.ini configs/recall_delta_l2.ini configs/recall_linear_decay_data.ini \
+                  configs/recall_delta_data.ini
+# Recall at a fixed number of pairs (8), two state sizes: head size 16 (the
+# configs' d_model 64) and 8 (the sweep's d_model 32), seeds 1, 2, 3, 1 500
+# steps each (42 runs; docs/recall.md). recall-pairs: the pairs at a fixed
+# state (head size 16), 2 ... 32 pairs (block_size and vocab 128 so that 32
+# fit) — 105 runs at twice the sequence length, several times make recall.
 recall: $(BIN)
-	./$(BIN) ablate $(RECALL_CONFIGS) --out runs/recall
-	./$(BIN) ablate $(RECALL_CONFIGS) --out runs/recall_sweep --set model.d_model=32 --sweep data.pairs=2,4,8,16
+	./$(BIN) ablate $(RECALL_CONFIGS) --seeds 3 --set run.seed=1 --set train.eval_every=1500 \
+	    --out runs/recall --sweep model.d_model=32
+recall-pairs: $(BIN)
+	./$(BIN) ablate $(RECALL_CONFIGS) --seeds 3 --set run.seed=1 --set train.eval_every=1500 \
+	    --set model.block_size=128 --set data.vocab=128 --out runs/recall_pairs --sweep data.pairs=2,4,16,32
 
 # report.html opened in a real browser: every chart and table rendered, no
 # parse error, not a blank page (tests/html/render_check.sh; CI runs it)

@@ -134,10 +134,19 @@ static void load_chunk(const FwSlab *p, const Scratch *s, size_t t0, size_t L, c
     }
 }
 
+// sum_i a_i b_i in double, as 8 interleaved partial sums folded pairwise,
+// then the < 8 leftovers in order: a fixed order (set by n alone) that gcc
+// turns into one vector of doubles, not a chain of dependent scalar adds
+#define DOT_LANES 8
 static double dot(const float *a, const float *b, size_t n) {
-    double acc = 0;
-    for (size_t i = 0; i < n; i++) acc += (double)a[i] * b[i];
-    return acc;
+    double acc[DOT_LANES] = {0}, tail = 0;
+    size_t i = 0;
+    for (; i + DOT_LANES <= n; i += DOT_LANES)
+        for (size_t j = 0; j < DOT_LANES; j++) acc[j] += (double)a[i + j] * b[i + j];
+    for (; i < n; i++) tail += (double)a[i] * b[i];
+    for (size_t h = DOT_LANES / 2; h > 0; h /= 2)
+        for (size_t j = 0; j < h; j++) acc[j] += acc[j + h];
+    return acc[0] + tail;
 }
 
 // ---- forward ----
@@ -241,13 +250,20 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         gemm_serial(0, 1, L, L, w, 1.0f, s.nt, w, s.vt, w, 0.0f, s.g, L);
         for (size_t r = 0; r < L; r++) {
             float *ar = s.a + r * L, *gr = s.g + r * L;
+            // j = r: its db terms cancel (adding then removing x would round db away).
+            // Row r's own total is summed in DOT_LANES partial sums (one
+            // vector, no chain of dependent adds); db_j, j < r, each get one term.
+            double racc[DOT_LANES] = {0};
+            for (size_t j = 0; j < r; j++) {
+                double x = dcoef(p, &s, r, j) * ((double)ar[j] * gr[j]);
+                racc[j % DOT_LANES] += x;
+                db[j] -= x;
+            }
+            for (size_t h = DOT_LANES / 2; h > 0; h /= 2)
+                for (size_t j = 0; j < h; j++) racc[j] += racc[j + h];
+            db[r] += racc[0];
             for (size_t j = 0; j <= r; j++) {
                 float m = dcoef(p, &s, r, j);
-                if (j < r) {  // j = r: its db terms cancel (adding then removing x would round db away)
-                    double x = m * ((double)ar[j] * gr[j]);
-                    db[r] += x;
-                    db[j] -= x;
-                }
                 ar[j] *= m;
                 gr[j] *= m;
             }

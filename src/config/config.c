@@ -794,7 +794,7 @@ static int check_field(const Config *c, const Field *f, char *msg, size_t cap) {
 // assignments that gave them (the last one per key), else the file.
 typedef struct {
     const char *file;
-    char *const *sets;
+    const char *const *sets;
     int n_sets;
     ErrList *errs;
 } Origin;
@@ -932,7 +932,7 @@ static void validate(const Config *c, const Origin *o) {
                        "[attention] chunk %d is too small for this model: %.3g floats of per-chunk state (limit 2^40)", c->chunk, states);
 }
 
-int config_validate_sets(const Config *c, const char *origin, char *const *sets, int n_sets) {
+int config_validate_sets(const Config *c, const char *origin, const char *const *sets, int n_sets) {
     ErrList errs = {0};
     Origin o = {origin, sets, n_sets, &errs};
     validate(c, &o);
@@ -941,7 +941,7 @@ int config_validate_sets(const Config *c, const char *origin, char *const *sets,
 
 int config_validate(const Config *c, const char *origin) { return config_validate_sets(c, origin, NULL, 0); }
 
-int config_load_all(Config *c, const char *path, char *const *sets, int n_sets) {
+int config_load_all(Config *c, const char *path, const char *const *sets, int n_sets) {
     ErrList errs = {0};
     char *text = NULL;
     size_t n = 0;

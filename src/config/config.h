@@ -96,13 +96,13 @@ int config_validate(const Config *c, const char *origin);
 // The same, blaming each problem on the `--set section.key=value` that gave a
 // key involved (else on `origin`), and reporting every problem (up to 20) in
 // one message rather than the first.
-int config_validate_sets(const Config *c, const char *origin, char *const *sets, int n_sets);
+int config_validate_sets(const Config *c, const char *origin, const char *const *sets, int n_sets);
 
 // The command line's configuration in one go: the file, each --set, then
 // validation (config_validate_sets). Every error found (up to 20: all the bad
 // lines of the file, all the bad --set options, or all the failed checks) is
 // reported at once; ERR_USAGE.
-int config_load_all(Config *c, const char *path, char *const *sets, int n_sets);
+int config_load_all(Config *c, const char *path, const char *const *sets, int n_sets);
 
 // Writes the resolved configuration as INI (every section and key). Returns 0
 // or ERR_RUNTIME on an I/O error.

@@ -13,6 +13,7 @@
 #include "train/metrics.h"
 #include "train/summary.h"
 #include "util/err.h"
+#include "util/file_check.h"
 
 // ============================================================================
 // One run
@@ -22,7 +23,7 @@
 static size_t summary_params(const char *run_dir) {
     char path[4800], line[512];
     snprintf(path, sizeof path, "%s/summary.txt", run_dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen_regular(path);
     size_t n = 0;
     if (!f) return 0;
     while (fgets(line, sizeof line, f))
@@ -296,7 +297,7 @@ int ablation_load(Ablation *a, const char *dir) {
     Plan p;
     char path[4200];
     snprintf(path, sizeof path, "%s/ablation.tsv", dir);
-    FILE *tsv = fopen(path, "r");
+    FILE *tsv = fopen_regular(path);
     a->discovered = tsv == NULL;
     if (tsv) fclose(tsv);
     int rc = a->discovered ? plan_discover(&p, dir) : plan_read(&p, dir);

@@ -158,6 +158,20 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
             gemm_pack_b(pb->b, g->transB, g->B, g->ldb, pc, kc, jc, nc);
             for (size_t ic = m0; ic < m1; ic += GEMM_MC) {
                 size_t mc = m1 - ic < GEMM_MC ? m1 - ic : GEMM_MC;
+#if defined(GEMM_HAS_MICRO_ROWS)
+                // op(A) = A is read in place: its rows are already contiguous in k
+                if (!g->transA) {
+                    for (size_t jr = 0; jr < nc; jr += GEMM_NR) {
+                        size_t nr = nc - jr < GEMM_NR ? nc - jr : GEMM_NR;
+                        for (size_t ir = 0; ir < mc; ir += GEMM_MR) {
+                            size_t mr = mc - ir < GEMM_MR ? mc - ir : GEMM_MR;
+                            gemm_micro_rows(kc, g->A + (ic + ir) * g->lda + pc, g->lda, pb->b + jr * kc,
+                                            g->C + (ic + ir) * g->ldc + jc + jr, g->ldc, mr, nr, g->alpha, beta);
+                        }
+                    }
+                    continue;
+                }
+#endif
                 gemm_pack_a(pb->a, g->transA, g->A, g->lda, ic, mc, pc, kc);
                 for (size_t jr = 0; jr < nc; jr += GEMM_NR) {
                     size_t nr = nc - jr < GEMM_NR ? nc - jr : GEMM_NR;

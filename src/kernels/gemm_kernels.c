@@ -126,8 +126,15 @@ void gemm_pack_b(float *bp, int transB, const float *B, size_t ldb, size_t k0, s
     }
 }
 
-void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
-                size_t nr, float alpha, float beta) {
+// The tile's arithmetic, for two ways of reading A: row i of the tile at
+// step k is a[i][k * astep] (packed: a[i] = ap + i, astep = GEMM_MR; in place:
+// a[i] = row i of A, astep = 1). `half`: an edge tile at most 16 columns wide
+// (N = 33 leaves one per row block: the fast-weight kinds' [v | 1] width)
+// computes only the first 16 of the 32 columns. Every variant runs the same
+// per-element chain, so results never depend on which one ran.
+static inline __attribute__((always_inline)) void micro_core(size_t kc, const float *const a[8], size_t astep,
+                                                             int half, const float *bp, float *c, size_t ldc,
+                                                             size_t mr, size_t nr, float alpha, float beta) {
     __m512 acc[8][2];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
@@ -136,31 +143,52 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
     // so ask for them now and let the misses overlap the arithmetic.
     for (size_t i = 0; i < mr; i++) {
         _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-        _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
+        if (!half) _mm_prefetch((const char *)(c + i * ldc + 16), _MM_HINT_T0);
     }
     for (size_t k = 0; k < kc; k++) {
-        __m512 b0 = _mm512_load_ps(bp + k * 32), b1 = _mm512_load_ps(bp + k * 32 + 16);
+        __m512 b0 = _mm512_load_ps(bp + k * 32);
+        __m512 b1 = half ? b0 : _mm512_load_ps(bp + k * 32 + 16);
 #pragma GCC unroll 8
         for (int i = 0; i < 8; i++) {
-            __m512 a = _mm512_set1_ps(ap[k * 8 + i]);
-            acc[i][0] = _mm512_fmadd_ps(a, b0, acc[i][0]);
-            acc[i][1] = _mm512_fmadd_ps(a, b1, acc[i][1]);
+            __m512 ai = _mm512_set1_ps(a[i][k * astep]);
+            acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+            if (!half) acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
         }
     }
     __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    __mmask16 m0 = mask_first(nr), m1 = mask_first(nr > 16 ? nr - 16 : 0);
+    __mmask16 m0 = mask_first(nr), m1 = half ? 0 : mask_first(nr > 16 ? nr - 16 : 0);
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++) {
         if ((size_t)i >= mr) break;
         float *ci = c + (size_t)i * ldc;
-        __m512 t0 = _mm512_mul_ps(va, acc[i][0]), t1 = _mm512_mul_ps(va, acc[i][1]);
+        __m512 t0 = _mm512_mul_ps(va, acc[i][0]);
         if (beta != 0.0f) t0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, ci), t0);
         _mm512_mask_storeu_ps(ci, m0, t0);
         if (m1) {
+            __m512 t1 = _mm512_mul_ps(va, acc[i][1]);
             if (beta != 0.0f) t1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, ci + 16), t1);
             _mm512_mask_storeu_ps(ci + 16, m1, t1);
         }
     }
+}
+
+void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
+                size_t nr, float alpha, float beta) {
+    const float *a[8] = {ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5, ap + 6, ap + 7};
+    if (nr <= 16)
+        micro_core(kc, a, GEMM_MR, 1, bp, c, ldc, mr, nr, alpha, beta);
+    else
+        micro_core(kc, a, GEMM_MR, 0, bp, c, ldc, mr, nr, alpha, beta);
+}
+
+void gemm_micro_rows(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc,
+                     size_t mr, size_t nr, float alpha, float beta) {
+    const float *a[8];
+    for (size_t i = 0; i < 8; i++) a[i] = A + (i < mr ? i : mr - 1) * lda;  // rows past mr: read, unused
+    if (nr <= 16)
+        micro_core(kc, a, 1, 1, bp, c, ldc, mr, nr, alpha, beta);
+    else
+        micro_core(kc, a, 1, 0, bp, c, ldc, mr, nr, alpha, beta);
 }
 
 // Up to 256 outputs at a time (16 zmm accumulators), K blocks as in gemm.c.

@@ -46,6 +46,12 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
                 size_t nr, float alpha, float beta);
 
 #if defined(__AVX512F__)
+// gemm_micro with op(A) = A read in place (no packing): the tile's row i is
+// A[i*lda + k], k < kc; rows i >= mr are not stored. Same arithmetic.
+#define GEMM_HAS_MICRO_ROWS 1
+void gemm_micro_rows(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc,
+                     size_t mr, size_t nr, float alpha, float beta);
+
 #define GEMM_HAS_VEC 1
 // The M == 1 / N == 1 products whose outputs run along the contiguous
 // direction of one operand (op(B) = B with M == 1, op(A) = A^T with N == 1),
