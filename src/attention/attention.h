@@ -122,6 +122,10 @@ typedef struct AttnKind {
     size_t n_check_cases;
 } AttnKind;
 
+// The AttnConfig every layer of a run gets from its configuration (dh =
+// d_model / heads); the model and the memory estimates use this one mapping.
+AttnConfig attn_config(const Config *c);
+
 // NULL-terminated list of every kind, in registry.c.
 extern const AttnKind *const attn_kinds[];
 const AttnKind *attn_kind_find(const char *name);
