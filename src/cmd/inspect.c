@@ -175,6 +175,9 @@ static int section_lambda(Inspect *in) {
     out(in, "λ = sigmoid(θ); the weight of a token n steps back is λ^n: it falls to 1/e after\n"
             "about 1/(1-λ) tokens (the horizon) and to 1/2 after ln 2 / -ln λ (the half-life).%s\n",
         m->cfg.decay_learnable ? "" : " (decay_learnable = false: λ stayed at decay_init)");
+    if (m->acfg.data_decay)
+        out(in, "decay = data: θ is the bias of the gate, λ_t = sigmoid(w_hᵀx_t + θ) changes from token to\n"
+                "token; the rows below are λ where w_hᵀx_t = 0 (decay_lambda_at() gives λ_t per token)\n");
     out(in, "%6s %5s %10s %10s %12s %12s\n", "layer", "head", "theta", "lambda", "horizon", "half-life");
     char path[4400];
     file_path(path, sizeof path, in, "lambda.csv");
