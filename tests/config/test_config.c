@@ -727,7 +727,10 @@ static void test_validate_absurd_sizes(void) {
     c.block_size = 1 << 20;
     expect_invalid(&c, "too large", "activations");
 
+    // the kind's own work buffers (AttnKind.work_floats): a chunk of 1 makes
+    // the chunkwise kind save a (dh, dh + 1) state per position
     valid_config(&c);
+    strcpy(c.kind, "linear");
     c.d_model = 8192;
     c.heads = 1;
     c.layers = 16;
@@ -736,6 +739,30 @@ static void test_validate_absurd_sizes(void) {
     c.batch_size = 1;
     c.chunk = 1;
     expect_invalid(&c, "[attention] chunk 1", "per-chunk state");
+    c.chunk = 4096;  // one chunk: linear saves one state per slab, fine
+    err_clear();
+    CHECK(config_validate(&c, "cfg/x.ini") == 0);
+    // delta below dh 64 recomputes a whole chunk's states in its scratch
+    // (chunk x dh x dh): one chunk of a million positions is refused, which
+    // the old one-state-per-chunk estimate accepted
+    valid_config(&c);
+    strcpy(c.kind, "delta");
+    c.d_model = 1008;
+    c.heads = 16;  // dh 63
+    c.layers = 32;
+    c.ffn_mult = 0;
+    c.block_size = 1 << 20;
+    c.batch_size = 1;
+    c.chunk = 1 << 20;
+    expect_invalid(&c, "[attention] chunk 1048576", "delta kind's work buffers");
+    c.chunk = 1024;  // near sqrt(T): (T/chunk + chunk) dh^2 is small
+    err_clear();
+    CHECK(config_validate(&c, "cfg/x.ini") == 0);
+    // softmax does not read the chunk: nothing chunk-sized to refuse
+    strcpy(c.kind, "softmax");
+    c.chunk = 1;
+    err_clear();
+    CHECK(config_validate(&c, "cfg/x.ini") == 0);
 
     // Big but sane passes.
     valid_config(&c);
