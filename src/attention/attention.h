@@ -17,7 +17,7 @@
 #pragma once
 #include <stddef.h>
 
-#include "config/config.h"
+#include "attention/options.h"
 
 typedef struct {
     int heads;            // H

@@ -257,7 +257,8 @@ static void delta_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
     *lay = (AttnStateLayout){d * d, 0};
 }
 
-// delta_chunk.c per slab, token by token, d = dh, counting only the d² terms:
+// Per slab, as the form delta_work_floats sized runs (use_wy), d = dh.
+// Token by token (delta_chunk.c), counting the d² terms:
 //   forward   e = v − λ Sᵀk̂       2d²
 //             S' = λS + β k̂ eᵀ    3d²   (a multiply, a multiply-add)
 //             y = S'ᵀ q̂           2d²
@@ -266,12 +267,29 @@ static void delta_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
 //             pass A: G += q̂ dyᵀ, du += Gᵀk̂, P·dy, G·u, P·G   10d²
 //             pass B: P du, G = λG − c du                        5d²
 // so 27d² per token (less 3d² per chunk) of which 7d² forward.
+// WY/UT chunkwise (delta_wy.c), per chunk of L positions:
+//   forward   GEMMs K̂S, Q̂S, K̂ᵀU (2Ld² each), K̂K̂ᵀ, Q̂K̂ᵀ, PU (2L²d each)
+//             and the triangular solve for U          L(L−1)d
+//   backward  the forward's K̂S, K̂K̂ᵀ, Q̂K̂ᵀ and solve again, then GEMMs worth
+//             14Ld² + 16L²d and the back-substitution  L(L−1)d
 static double delta_flops(const AttnConfig *c, size_t T, double *fwd) {
-    double d2 = (double)c->dh * (double)c->dh;
+    double d = (double)c->dh, d2 = d * d;
     size_t chunk = attn_chunk_length(c, T);
-    double chunks = T ? (double)((T + chunk - 1) / chunk) : 0;
-    *fwd = 7 * d2 * (double)T;
-    return *fwd + 20 * d2 * (double)T - 3 * d2 * chunks;
+    if (!use_wy(c)) {
+        double chunks = T ? (double)((T + chunk - 1) / chunk) : 0;
+        *fwd = 7 * d2 * (double)T;
+        return *fwd + 20 * d2 * (double)T - 3 * d2 * chunks;
+    }
+    double total = 0;
+    *fwd = 0;
+    for (size_t t0 = 0; t0 < T; t0 += chunk) {
+        double L = (double)(T - t0 < chunk ? T - t0 : chunk), solve = L * (L - 1) * d;
+        double f = 6 * L * d2 + 6 * L * L * d + solve;
+        double b = (2 * L * d2 + 4 * L * L * d + solve) + 14 * L * d2 + 16 * L * L * d + solve;
+        *fwd += f;
+        total += f + b;
+    }
+    return total;
 }
 
 // fmap, normalize, identity, key_shift, chunk, lam, key_norm, data_decay

@@ -175,6 +175,9 @@ static int section_lambda(Inspect *in) {
     out(in, "λ = sigmoid(θ); the weight of a token n steps back is λ^n: it falls to 1/e after\n"
             "about 1/(1-λ) tokens (the horizon) and to 1/2 after ln 2 / -ln λ (the half-life).%s\n",
         m->cfg.decay_learnable ? "" : " (decay_learnable = false: λ stayed at decay_init)");
+    if (m->acfg.data_decay)
+        out(in, "decay = data: θ is the bias of the gate, λ_t = sigmoid(w_hᵀx_t + θ) changes from token to\n"
+                "token; the rows below are λ where w_hᵀx_t = 0 (decay_lambda_at() gives λ_t per token)\n");
     out(in, "%6s %5s %10s %10s %12s %12s\n", "layer", "head", "theta", "lambda", "horizon", "half-life");
     char path[4400];
     file_path(path, sizeof path, in, "lambda.csv");
@@ -513,13 +516,22 @@ static int section_fp16_loss(Inspect *in, size_t n) {
     int rc = atomic_open(&a, path);
     if (rc) goto out;
     fprintf(a.f, "from,to,loss_fp32,loss_fp16\n");
+    int broke = 0;
     for (size_t i = 0; i < k; i++) {
         size_t from = i ? at[i - 1] + 1 : 1;
         char range[40];
         snprintf(range, sizeof range, "%zu-%zu", from, at[i]);
-        out(in, "%18s %12.4f %12.4f %+12.4f\n", range, l32[i], l16[i], l16[i] - l32[i]);
+        if (isfinite(l16[i])) {
+            out(in, "%18s %12.4f %12.4f %+12.4f\n", range, l32[i], l16[i], l16[i] - l32[i]);
+        } else {
+            out(in, "%18s %12.4f %12s %12s\n", range, l32[i], "NaN", "-");
+            broke = 1;
+        }
         fprintf(a.f, "%zu,%zu,%.9g,%.9g\n", from, at[i], l32[i], l16[i]);
     }
+    if (broke)
+        out(in, "NaN: the float16 state overflowed (float16's largest value is 65504) and the model's\n"
+                "output became NaN; it does not recover.\n");
     out(in, "%s\n", m->kind->uses_decay
                         ? "Decay keeps the state bounded, so float16's relative rounding stays small at any length."
                         : "Without decay the state grows without bound: each write falls below float16's rounding\n"

@@ -12,19 +12,23 @@
 #include "util/err.h"
 
 int cmd_report(int argc, char **argv) {
-    const char *dirs[1];
+    const char *dirs[1], *baseline = NULL;
     ArgList dir_list = {dirs, 1, 0};
-    const ArgSpec spec = {"report", "DIR",
+    const ArgOpt opts[] = {
+        {"--baseline", ARG_STRING, &baseline, "NAME",
+         .help = "the run name differences are taken against", .shown_default = "the ablation's first config"},
+    };
+    const ArgSpec spec = {"report", "DIR [--baseline NAME]",
                           "An ablation's report from its finished runs, whoever trained them (ablate, or the\n"
-                          "lines of ablate --plan): DIR/report.md, curves.svg, curves_zoom.svg.",
-                          .opts = NULL, .positional = &dir_list,
+                          "lines of ablate --plan): DIR/report.md, report.html and the curves*.svg charts.",
+                          ARGS_TABLE(opts), .positional = &dir_list,
                           .positional_help = "DIR  the --out folder of `lmtrain ablate`"};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return args_status(rc);
     if (dir_list.n == 0) return err_set(ERR_USAGE, "report: missing DIR (see lmtrain report --help)");
     const char *dir = dirs[0];
     Ablation a;
-    rc = ablation_load(&a, dir);
+    rc = ablation_load_baseline(&a, dir, baseline);
     if (rc) return rc;
     for (size_t i = 0; i < a.n_run; i++)
         if (a.run[i].state != RUN_FINISHED)

@@ -794,7 +794,7 @@ static int check_field(const Config *c, const Field *f, char *msg, size_t cap) {
 // assignments that gave them (the last one per key), else the file.
 typedef struct {
     const char *file;
-    char *const *sets;
+    const char *const *sets;
     int n_sets;
     ErrList *errs;
 } Origin;
@@ -912,8 +912,8 @@ static void validate(const Config *c, const Origin *o) {
         FAIL("train.min_lr", "train.lr", "[train] min_lr %g is larger than lr %g", c->min_lr, c->lr);
 
     // Sizes: computed in double, so the check itself cannot overflow.
-    double L = c->layers, D = c->d_model, H = c->heads, T = c->block_size, B = c->batch_size;
-    double F = c->ffn_mult, dh = D / H;
+    double L = c->layers, D = c->d_model, T = c->block_size, B = c->batch_size;
+    double F = c->ffn_mult;
     double V = c->task == TASK_RECALL ? c->vocab : 256;  // char-level: at most 256 symbols
     double params = L * D * D * (4 + 2 * F) + (V + T) * D;
     if (params > ABSURD_FLOATS)
@@ -925,14 +925,19 @@ static void validate(const Config *c, const Origin *o) {
     if (acts > ABSURD_FLOATS)
         FAIL("train.batch_size", "model.block_size",
                        "[train] batch_size*[model] block_size*d_model*layers is too large: about %.3g floats of activations (limit 2^40)", acts);
-    // Chunkwise linear attention keeps one (dh, dh) state per head per chunk.
-    double states = B * L * H * dh * dh * ceil(T / c->chunk);
-    if (states > ABSURD_FLOATS)
-        FAIL("attention.chunk", NULL,
-                       "[attention] chunk %d is too small for this model: %.3g floats of per-chunk state (limit 2^40)", c->chunk, states);
+    // The kind's work buffers (per-chunk state, a chunk's scratch, ...), as the
+    // kind sizes them; only once the sizes above are sane, so the count fits.
+    if (params <= ABSURD_FLOATS && acts <= ABSURD_FLOATS && c->d_model % c->heads == 0) {
+        AttnConfig ac = config_attention(c);
+        double work = L * (double)kind->work_floats(&ac, (size_t)B, (size_t)T);
+        if (work > ABSURD_FLOATS)
+            FAIL("attention.chunk", NULL,
+                 "[attention] chunk %d with this model: the %s kind's work buffers (per-chunk state and "
+                 "scratch) would hold %.3g floats (limit 2^40)", c->chunk, c->kind, work);
+    }
 }
 
-int config_validate_sets(const Config *c, const char *origin, char *const *sets, int n_sets) {
+int config_validate_sets(const Config *c, const char *origin, const char *const *sets, int n_sets) {
     ErrList errs = {0};
     Origin o = {origin, sets, n_sets, &errs};
     validate(c, &o);
@@ -941,7 +946,7 @@ int config_validate_sets(const Config *c, const char *origin, char *const *sets,
 
 int config_validate(const Config *c, const char *origin) { return config_validate_sets(c, origin, NULL, 0); }
 
-int config_load_all(Config *c, const char *path, char *const *sets, int n_sets) {
+int config_load_all(Config *c, const char *path, const char *const *sets, int n_sets) {
     ErrList errs = {0};
     char *text = NULL;
     size_t n = 0;
@@ -1078,4 +1083,18 @@ int config_diff(const Config *a, const Config *b, char *buf, size_t cap, int mod
         count++;
     }
     return count;
+}
+
+AttnConfig config_attention(const Config *c) {
+    return (AttnConfig){
+        .heads = c->heads,
+        .dh = c->d_model / c->heads,
+        .feature_map = c->feature_map,
+        .eps = (float)c->eps,
+        .normalize = c->normalize,
+        .chunk = c->chunk,
+        .state_identity = c->state_init == STATE_IDENTITY,
+        .key_norm = c->key_norm,
+        .data_decay = c->decay == DECAY_DATA,
+    };
 }

@@ -6,6 +6,7 @@
 
 #include "util/atomic_file.h"
 #include "util/err.h"
+#include "util/file_check.h"
 
 int eval_summary_write(const char *run_dir, const EvalSummary *e) {
     char path[4200];
@@ -23,7 +24,7 @@ int eval_summary_read(const char *run_dir, EvalSummary *e) {
     char path[4200];
     snprintf(path, sizeof path, "%s/eval/summary.txt", run_dir);
     memset(e, 0, sizeof *e);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen_regular(path);
     if (!f) return err_set(ERR_RUNTIME, "%s: missing (run `lmtrain eval --run %s`)", path, run_dir);
     int n = fscanf(f, "val_loss %lf tokens %zu window %zu step %llu batch_fingerprint %llx", &e->loss, &e->tokens,
                    &e->window, &e->step, &e->batch_hash);

@@ -11,6 +11,7 @@
 
 #include "util/atomic_file.h"
 #include "util/err.h"
+#include "util/file_check.h"
 
 static const char MANIFEST[] = "ablation.tsv";
 static const char HEADER[] = "# lmtrain ablation: run folder, group, seed, sweep key, sweep value\n";
@@ -63,7 +64,7 @@ int plan_read(Plan *p, const char *dir) {
     memset(p, 0, sizeof *p);
     char path[4200], line[2048];
     snprintf(path, sizeof path, "%s/%s", dir, MANIFEST);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen_regular(path);
     if (!f)
         return err_set(ERR_RUNTIME, "%s: no ablation here (%s is written by `lmtrain ablate` and `ablate --plan`)",
                        dir, MANIFEST);

@@ -8,13 +8,14 @@
 
 #include "train/metrics.h"
 #include "util/err.h"
+#include "util/file_check.h"
 
 // Adds RUN/eval/loss_by_position.csv (position,loss,bits,count) into sum/cnt,
 // growing them to the file's length. 1 if read.
 static int add_positions(const char *run_dir, double **sum, size_t **cnt, size_t *n) {
     char path[4800], line[256];
     snprintf(path, sizeof path, "%s/eval/loss_by_position.csv", run_dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen_regular(path);
     if (!f) return 0;
     int ok = fgets(line, sizeof line, f) && !strncmp(line, "position,loss", 13);
     while (ok && fgets(line, sizeof line, f)) {

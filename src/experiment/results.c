@@ -13,6 +13,7 @@
 #include "train/metrics.h"
 #include "train/summary.h"
 #include "util/err.h"
+#include "util/file_check.h"
 
 // ============================================================================
 // One run
@@ -22,7 +23,7 @@
 static size_t summary_params(const char *run_dir) {
     char path[4800], line[512];
     snprintf(path, sizeof path, "%s/summary.txt", run_dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen_regular(path);
     size_t n = 0;
     if (!f) return 0;
     while (fgets(line, sizeof line, f))
@@ -289,14 +290,32 @@ static void seeds_and_batches(Ablation *a) {
     }
 }
 
-int ablation_load(Ablation *a, const char *dir) {
+// Moves the main-comparison group named `name` to the front, where the
+// differences are taken against it.
+static int put_baseline_first(Ablation *a, const char *name) {
+    for (size_t j = 0; j < a->n_main; j++) {
+        if (strcmp(a->group[j].group, name)) continue;
+        GroupStats g = a->group[j];
+        memmove(&a->group[1], &a->group[0], j * sizeof g);
+        a->group[0] = g;
+        return 0;
+    }
+    char have[1024] = "";
+    for (size_t j = 0, len = 0; j < a->n_main && len < sizeof have; j++)
+        len += (size_t)snprintf(have + len, sizeof have - len, "%s%s", j ? ", " : "", a->group[j].group);
+    return err_set(ERR_USAGE, "--baseline %s: %s has no such run name (it has: %s)", name, a->dir, have);
+}
+
+int ablation_load(Ablation *a, const char *dir) { return ablation_load_baseline(a, dir, NULL); }
+
+int ablation_load_baseline(Ablation *a, const char *dir, const char *baseline) {
     memset(a, 0, sizeof *a);
     snprintf(a->dir, sizeof a->dir, "%s", dir);
     a->level = 0.95;
     Plan p;
     char path[4200];
     snprintf(path, sizeof path, "%s/ablation.tsv", dir);
-    FILE *tsv = fopen(path, "r");
+    FILE *tsv = fopen_regular(path);
     a->discovered = tsv == NULL;
     if (tsv) fclose(tsv);
     int rc = a->discovered ? plan_discover(&p, dir) : plan_read(&p, dir);
@@ -326,6 +345,10 @@ int ablation_load(Ablation *a, const char *dir) {
         return rc;
     }
     while (a->n_main < a->n_group && !*a->group[a->n_main].sweep_key) a->n_main++;
+    if (baseline && (rc = put_baseline_first(a, baseline))) {
+        ablation_free(a);
+        return rc;
+    }
     for (size_t i = 0; i < a->n_group; i++) {
         // the baseline: the first group of the main comparison, or of the same sweep cell
         const GroupStats *base = NULL;

@@ -77,6 +77,10 @@ typedef struct {
 // with their state (the report names them). 0, or ERR_RUNTIME when DIR is not
 // a folder or a finished run cannot be read.
 int ablation_load(Ablation *a, const char *dir);
+// The same with the differences taken against the group whose run name is
+// `baseline` (instead of the first): ERR_USAGE naming the choices if there is
+// no such group in the main comparison.
+int ablation_load_baseline(Ablation *a, const char *dir, const char *baseline);
 void ablation_free(Ablation *a);
 
 // The final value a verdict is about: whole-split val loss for text, val

@@ -114,17 +114,7 @@ static void model_dims(Model *m, const Config *cfg, size_t V) {
     m->L = (size_t)cfg->layers;
     m->F = (size_t)cfg->ffn_mult * m->C;
     m->Tmax = (size_t)cfg->block_size;
-    m->acfg = (AttnConfig){
-        .heads = cfg->heads,
-        .dh = (int)m->dh,
-        .feature_map = cfg->feature_map,
-        .eps = (float)cfg->eps,
-        .normalize = cfg->normalize,
-        .chunk = cfg->chunk,
-        .state_identity = cfg->state_init == STATE_IDENTITY,
-        .key_norm = cfg->key_norm,
-        .data_decay = cfg->decay == DECAY_DATA,
-    };
+    m->acfg = config_attention(cfg);
 }
 
 void model_build(Model *m, const Config *cfg, size_t V) {

@@ -114,3 +114,19 @@ int open_regular_output(const char *path, int truncate, int *fd) {
     *fd = f;
     return 0;
 }
+
+FILE *fopen_regular(const char *path) {
+    int fd;
+    size_t size;
+    int saved = errno;
+    struct stat st;
+    if (stat(path, &st) != 0) return NULL;  // errno from stat (ENOENT ...)
+    if (!S_ISREG(st.st_mode) || open_regular(path, "file", 0, &fd, &size) != 0) {
+        errno = S_ISREG(st.st_mode) ? EIO : EINVAL;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) close(fd);
+    else errno = saved;
+    return f;
+}

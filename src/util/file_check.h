@@ -36,3 +36,9 @@ int check_replaceable(const char *path);
 // symbolic link; anything else there is refused as check_replaceable does.
 // 0 with *fd set, or ERR_RUNTIME.
 int open_regular_output(const char *path, int truncate, int *fd);
+
+// fopen(path, "r") for a regular file only: NULL (errno ENOENT if missing,
+// EINVAL if it is a FIFO, socket, device or folder) without ever blocking.
+// For small line-by-line readers (summaries, manifests).
+#include <stdio.h>
+FILE *fopen_regular(const char *path);

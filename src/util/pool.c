@@ -7,6 +7,7 @@
 #include "pool.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +58,16 @@ static void run_slice(int t) {
 }
 
 static void *worker(void *arg) {
+    // Asynchronous signals (Ctrl-C, SIGTERM, SIGHUP, ...) go to the main thread
+    // only: the thread that runs the training loop and writes the files sees
+    // a stop request the moment it is handled (train/interrupt.h), and a test
+    // that signals a process stopped at a pause point knows which thread runs
+    // the handler. Faults (SIGSEGV, ...) stay unblocked.
+    sigset_t async;
+    sigemptyset(&async);
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU, SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&async, sigs[i]);
+    pthread_sigmask(SIG_BLOCK, &async, NULL);
     int t = (int)(size_t)arg;
     unsigned long seen = 0;
     pthread_mutex_lock(&P.mu);

@@ -91,6 +91,47 @@ static void test_linear_kinds_match_count(void) {
     }
 }
 
+// delta at dh >= 64 runs the WY/UT chunkwise form, all of it GEMMs but the
+// triangular solves (forward one, backward two: L(L−1)dh each per chunk),
+// which the GEMM counter cannot see: the count must be the formula less those.
+static void check_delta_wy(size_t B, size_t T, int chunk) {
+    Config c;
+    bench_config(&c, "delta", 1, 1, 64, (int)T, (int)B, POS_NONE);
+    c.chunk = chunk;
+    c.ffn_mult = 0;
+    Model m;
+    model_build(&m, &c, 11);
+    Graph g;
+    graph_build(&g, &m, B, T);
+    bench_random_tokens(g.tokens, B * T, 11, 3);
+    bench_random_tokens(g.targets, B * T, 11, 4);
+    BenchFlops f = bench_flops_per_token(&m, T);
+    double solves = 0, d = 64;  // per slab, forward's share is a third
+    for (size_t t0 = 0; t0 < T; t0 += (size_t)chunk) {
+        double L = (double)(T - t0 < (size_t)chunk ? T - t0 : (size_t)chunk);
+        solves += 3 * L * (L - 1) * d;
+    }
+    double slabs = (double)B * (double)m.H * (double)m.L;
+    g_flops = 0;
+    graph_forward(&g);
+    double want_fwd = f.dense / 3 * (double)(B * T) + f.attention_fwd * (double)(B * T) - slabs * solves / 3;
+    CHECK_NEAR(g_flops, want_fwd, 0.0);
+    if (g_flops != want_fwd) fprintf(stderr, "  delta WY forward: counted %.0f, formula %.0f\n", g_flops, want_fwd);
+    g_flops = 0;
+    CHECK(isfinite(graph_forward_backward(&g, &m)));
+    double want = (f.dense + f.attention) * (double)(B * T) - slabs * solves;
+    CHECK_NEAR(g_flops, want, 0.0);
+    if (g_flops != want) fprintf(stderr, "  delta WY T=%zu chunk=%d: counted %.0f, formula %.0f\n", T, chunk, g_flops, want);
+    graph_free(&g);
+    model_free(&m);
+}
+
+static void test_delta_wy_matches_count(void) {
+    check_delta_wy(2, 40, 16);  // 3 chunks, the last partial
+    check_delta_wy(1, 10, 64);  // chunk longer than T
+    check_delta_wy(1, 9, 1);    // chunk 1
+}
+
 // The closed forms quoted in bench_flops.c, for full tiles / chunks.
 static void test_closed_forms(void) {
     Config c;
@@ -114,6 +155,7 @@ static void test_closed_forms(void) {
 int main(void) {
     TEST(test_softmax_matches_count);
     TEST(test_linear_kinds_match_count);
+    TEST(test_delta_wy_matches_count);
     TEST(test_closed_forms);
     return test_summary();
 }

@@ -239,6 +239,32 @@ static void test_report_finds_runs_without_plan_file(void) {
     CHECK(strstr(e2e_out, "no runs under") != NULL);
 }
 
+// --baseline: the differences against another kind; the softmax − linear
+// difference is minus the linear − softmax one, interval mirrored.
+static void test_report_baseline(void) {
+    char out[512];
+    tpath(out, sizeof out, "seq");
+    char *r0 = report_of(out);
+    char *first = section(r0 ? strstr(r0, "## Paired differences") : NULL, "\n| linear | 3 | ", "\n");
+    char *argv[] = {"report", out, "--baseline", "l", NULL};
+    CHECK(run_lmtrain(argv) == 0);
+    char *r1 = report_of(out);
+    CHECK(r1 && strstr(r1, "## Paired differences against linear"));
+    double m0 = NAN, lo0 = NAN, hi0 = NAN, m1 = NAN, lo1 = NAN, hi1 = NAN;
+    const char *row = r1 ? strstr(strstr(r1, "## Paired differences"), "\n| softmax | 3 | ") : NULL;
+    CHECK(sscanf(first, "\n| linear | 3 | %lf [%lf, %lf]", &m0, &lo0, &hi0) == 3);
+    CHECK(row && sscanf(row, "\n| softmax | 3 | %lf [%lf, %lf]", &m1, &lo1, &hi1) == 3);
+    CHECK_NEAR(m1, -m0, 1.5e-4);  // both printed to 4 decimals
+    CHECK_NEAR(lo1, -hi0, 1.5e-4);
+    CHECK_NEAR(hi1, -lo0, 1.5e-4);
+    char *bad[] = {"report", out, "--baseline", "nope", NULL};
+    CHECK(run_lmtrain(bad) == 2);
+    CHECK(strstr(e2e_out, "it has: s, l, d") != NULL);
+    free(first);
+    free(r0);
+    free(r1);
+}
+
 int main(void) {
     e2e_setup();
     tpath(corpus, sizeof corpus, "corpus.txt");
@@ -252,6 +278,7 @@ int main(void) {
     TEST(test_seeds_from_config_and_bad_counts);
     TEST(test_plan_through_xargs);
     TEST(test_report_finds_runs_without_plan_file);
+    TEST(test_report_baseline);
     e2e_teardown();
     return test_summary();
 }

@@ -90,6 +90,16 @@ static void test_second_writer_refused(void) {
         CHECK(train(dir, modes[i][0], NULL, NULL) == 1);
         CHECK(has(pid) && has("another lmtrain"));
     }
+    // the same folder under another name (a symbolic link, a path with "/./"): the lock is the file's, not the name's
+    char alias[600], dotted[700];
+    snprintf(alias, sizeof alias, "%s/alias", e2e_dir);
+    CHECK(symlink(dir, alias) == 0);
+    CHECK(train(alias, "--resume", NULL, NULL) == 1);
+    CHECK(has(pid));
+    snprintf(dotted, sizeof dotted, "%s/abl/./locked/seed5/", e2e_dir);
+    CHECK(train(dotted, "--resume", NULL, NULL) == 1);
+    CHECK(has(pid));
+    unlink(alias);
     // an ablation whose first run is named "locked" lands in the same folder
     char a1[600], a2[600], out[600];
     snprintf(a1, sizeof a1, "%s/locked.ini", e2e_dir);
