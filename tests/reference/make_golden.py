@@ -21,7 +21,7 @@ The script checks this itself, and refuses to write the file otherwise:
   - power: it re-runs each variant with one part of the recipe knocked out
     (the bugs the C test must catch: a linear schedule, no clipping, weight
     decay on every tensor, a frozen θ that learns; for key_norm = l2, q or k
-    not normalised, the sum norm instead; for decay = data, the gate a token
+    not normalised, the sum norm instead, |φ| + eps; for decay = data, the gate a token
     late (λ_t from x_{t-1}), no gradient to the gate's weight, a frozen gate
     bias θ) and requires every
     knock-out to move some final tensor by KNOCKOUT_MARGIN times the C test's
@@ -94,6 +94,10 @@ VARIANTS = [
     ('delta_l2_data_wy', {'attention.kind': 'delta', 'attention.key_norm': 'l2', 'attention.decay': 'data',
                           'attention.feature_map': 'identity', 'model.heads': 1, 'model.d_model': 64,
                           'model.layers': 1, 'model.ffn_mult': 0, 'train.grad_clip': 2.0}),
+    # where eps sits in the L2 norm, sqrt(sum phi^2 + eps), moves the parameters by
+    # 7e-5 at eps 1e-6 (under PARAM_TOL): a larger eps pins it; relu (features that
+    # are often 0, so small norms) makes it count (with elu1 the float32 run drifted)
+    ('delta_l2_eps', {'attention.kind': 'delta', 'attention.key_norm': 'l2', 'attention.eps': 1e-3, 'attention.feature_map': 'relu'}),
 ]
 
 # The C test's tolerances (tests/train/test_golden.c) and the margin a
@@ -161,6 +165,10 @@ _features, _log_lambda = ref.delta_features, ref.data_log_lambda
 
 def q_not_normalised(fq, fk, c): return fq, _features(fq, fk, c)[1]
 def k_not_normalised(fq, fk, c): return _features(fq, fk, c)[0], fk
+
+
+def l2_eps_outside(fq, fk, c):  # |phi| + eps instead of sqrt(sum phi^2 + eps)
+    return fq / (fq.norm(dim=-1, keepdim=True) + c['eps']), fk / (fk.norm(dim=-1, keepdim=True) + c['eps'])
 
 
 def gate_one_token_late(theta, gate):  # lambda_t from x_{t-1} (lambda_0 from a zero gate projection)
@@ -275,6 +283,8 @@ def main():
                           ('k not L2-normalised', dict(patch={'delta_features': k_not_normalised}), c)]
             if c['feature_map'] != 'identity':  # (a sum of signed features is no norm)
                 knockouts.append(('key_norm = sum instead of l2', {}, dict(c, key_norm='sum')))
+            if c['eps'] >= 1e-3:  # (at 1e-6 it moves nothing the C test can see)
+                knockouts.append(('L2 norm |phi| + eps', dict(patch={'delta_features': l2_eps_outside}), c))
         if c['data_decay']:
             knockouts += [('gate one token late', dict(patch={'data_log_lambda': gate_one_token_late}), c),
                           ('gate weight untrained', dict(tweak=gate_weight_frozen), c),
