@@ -84,6 +84,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libtest.a $(BUILD)/liblmtrain.a
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libtest.a $(BUILD)/liblmtrain.a $(LDFLAGS) $(LDLIBS)
 
 test: $(BIN) $(TEST_BINS)
+	@sh tests/layers.sh
 	@LMTRAIN=$(abspath $(BIN)) sh tests/run.sh $(TEST_BINS)
 
 SHAKESPEARE_URL := https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt

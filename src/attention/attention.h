@@ -17,7 +17,7 @@
 #pragma once
 #include <stddef.h>
 
-#include "config/config.h"
+#include "attention/options.h"
 
 typedef struct {
     int heads;            // H
@@ -122,10 +122,6 @@ typedef struct AttnKind {
     const AttnCheckCase *check_cases;
     size_t n_check_cases;
 } AttnKind;
-
-// The AttnConfig every layer of a run gets from its configuration (dh =
-// d_model / heads); the model and the memory estimates use this one mapping.
-AttnConfig attn_config(const Config *c);
 
 // NULL-terminated list of every kind, in registry.c.
 extern const AttnKind *const attn_kinds[];

@@ -34,7 +34,7 @@
 #pragma once
 #include <stddef.h>
 
-#include "config/config.h"
+#include "attention/options.h"
 
 typedef struct {
     size_t T;            // positions

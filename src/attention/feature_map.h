@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "config/config.h"
+#include "attention/options.h"
 
 // exp(x) for x <= 0, within a few ulp of expf, as plain arithmetic so that
 // loops over it vectorise (libm's expf is a call per element and was ~70% of

@@ -27,20 +27,6 @@ const AttnKind *attn_kind_find(const char *name) {
     return NULL;
 }
 
-AttnConfig attn_config(const Config *c) {
-    return (AttnConfig){
-        .heads = c->heads,
-        .dh = c->d_model / c->heads,
-        .feature_map = c->feature_map,
-        .eps = (float)c->eps,
-        .normalize = c->normalize,
-        .chunk = c->chunk,
-        .state_identity = c->state_init == STATE_IDENTITY,
-        .key_norm = c->key_norm,
-        .data_decay = c->decay == DECAY_DATA,
-    };
-}
-
 void attn_state_norms(const AttnKind *k, const AttnConfig *c, const float *state, size_t h, double *s_norm,
                       double *z_norm) {
     AttnStateLayout lay;

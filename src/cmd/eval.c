@@ -47,33 +47,26 @@ typedef struct {
     size_t correct;      // argmax == target (reported for recall)
 } PosLoss;
 
-// Every validation window once, B at a time. Rows past the last window repeat
-// window 0 with every target masked, so they count for nothing. Returns the
-// signal that asked to stop (interrupt.h: only under ablate, which installs
-// the handlers; `lmtrain eval` alone just dies on Ctrl-C), checked every batch.
-static int eval_split(Graph *g, const Dataset *d, PosLoss *p) {
-    size_t B = g->B, T = g->T, V = g->logits->cols;
-    for (size_t first = 0; first < p->windows; first += B) {
-        for (size_t b = 0; b < B; b++) {
-            int *in = g->tokens + b * T, *tg = g->targets + b * T;  // (T) each
-            size_t w = first + b < p->windows ? first + b : 0;
-            dataset_eval_window(d, SPLIT_VAL, w, T, in, tg);
-            if (first + b >= p->windows)
-                for (size_t t = 0; t < T; t++) tg[t] = -1;
+static void add_by_position(void *ctx, const Graph *g, double batch_loss) {
+    (void)batch_loss;
+    PosLoss *p = ctx;
+    size_t B = g->B, T = g->T;
+    const float *loss = graph_position_losses(g);  // (B*T)
+    for (size_t b = 0; b < B; b++)
+        for (size_t t = 0; t < T; t++) {
+            if (g->targets[b * T + t] < 0) continue;
+            p->sum[t] += loss[b * T + t];
+            p->count[t]++;
         }
-        graph_forward(g);
-        const float *loss = graph_position_losses(g);  // (B*T)
-        for (size_t b = 0; b < B; b++)
-            for (size_t t = 0; t < T; t++) {
-                if (g->targets[b * T + t] < 0) continue;
-                p->sum[t] += loss[b * T + t];
-                p->count[t]++;
-            }
-        p->correct += count_correct(g->logits->data, g->targets, B * T, V);
-        if (first == 0) pause_point("eval_split", NULL);
-        if (interrupt_requested()) return interrupt_requested();
-    }
-    return 0;
+    p->correct += count_correct(g->logits->data, g->targets, B * T, g->logits->cols);
+}
+
+// Every validation window once (eval_windows, train/evaluate.h), the loss
+// kept by position. Returns the signal that asked to stop (interrupt.h: only
+// under ablate, which installs the handlers; `lmtrain eval` alone just dies on
+// Ctrl-C), checked every batch.
+static int eval_split(Graph *g, const Dataset *d, PosLoss *p) {
+    return eval_windows(g, d, "eval_split", add_by_position, p);
 }
 
 // name: the files' stem, "loss_by_position" or "loss_by_position_N"

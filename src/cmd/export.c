@@ -66,6 +66,7 @@
 #include "model/model.h"
 #include "cmd/args.h"
 #include "cmd/commands.h"
+#include "cmd/run_load.h"
 #include "format/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/data.h"
@@ -113,36 +114,6 @@ static int check_export_target(const char *out, int force) {
     return 0;
 }
 
-// The weights of a run, as training left them.
-typedef struct {
-    Config cfg;
-    Dataset *data;
-    Model model;
-    TrainState st;
-} Trained;
-
-static int load_run(Trained *r, const char *ckpt) {
-    memset(r, 0, sizeof *r);
-    int rc = checkpoint_read_config(ckpt, &r->cfg);
-    if (rc) return rc;
-    // The checkpoint does not hold the vocabulary: it is rebuilt from the data,
-    // and the fingerprint saved at training time says whether it still matches.
-    if ((rc = dataset_open(&r->cfg, &r->data)))
-        return err_wrap(rc, "the vocabulary is read from the run's training data: ");
-    model_build(&r->model, &r->cfg, (size_t)dataset_vocab_size(r->data));
-    rc = checkpoint_load(ckpt, &r->model, NULL, &r->st);
-    if (!rc && r->st.vocab_hash != dataset_vocab_fingerprint(r->data))
-        rc = err_set(ERR_RUNTIME, "the vocabulary of %s differs from the one %s was trained on",
-                     r->cfg.task == TASK_TEXT ? r->cfg.path : "the recall task", ckpt);
-    return rc;
-}
-
-static void free_run(Trained *r) {
-    model_free(&r->model);
-    dataset_free(r->data);
-    memset(r, 0, sizeof *r);
-}
-
 // Matrices keep their 2-D shape; everything else is stored as (1, n) in the
 // model and exported as the 1-D vector it is. Decided by which slot the tensor
 // fills, not by its row count (wte has one row when the vocabulary has one
@@ -176,7 +147,7 @@ static char *vocab_list(const Dataset *d, size_t *len) {
     return buf;
 }
 
-static int write_export(const Trained *r, const char *out) {
+static int write_export(const LoadedRun *r, const char *out) {
     const Model *m = &r->model;
     char *cfg_text = NULL, *vocab = NULL, step[32];
     size_t cfg_len = 0, vocab_len = 0;
@@ -233,25 +204,17 @@ int cmd_export(int argc, char **argv) {
     int rc = args_parse(&spec, argc, argv);
     if (rc) return args_status(rc);
 
-    char ckpt[4200], dflt[4200];
-    if ((size_t)snprintf(ckpt, sizeof ckpt, "%s/checkpoint.bin", run) >= sizeof ckpt ||
-        (size_t)snprintf(dflt, sizeof dflt, "%s/model.safetensors", run) >= sizeof dflt)
+    char dflt[4200];
+    if ((size_t)snprintf(dflt, sizeof dflt, "%s/model.safetensors", run) >= sizeof dflt)
         return err_set(ERR_USAGE, "export: run folder path too long");
     if (!out) out = dflt;
-    struct stat st;
-    if (stat(run, &st) != 0 || !S_ISDIR(st.st_mode))
-        return err_set(ERR_RUNTIME, "export: run folder '%s' not found", run);
-    if (stat(ckpt, &st) != 0)
-        return err_set(ERR_RUNTIME, "export: %s has no checkpoint.bin (is it a run folder? train it first)", run);
-
+    LoadedRun r;
+    if ((rc = run_load(&r, run))) return err_wrap(rc, "export: ");
     rc = check_export_target(out, force);
-    if (rc) return err_wrap(rc, "export: ");
-    Trained r;
-    rc = load_run(&r, ckpt);
     if (!rc) rc = write_export(&r, out);
     if (!rc)
         printf("exported %zu tensors (%zu weights, step %llu) to %s\n", r.model.n_params, r.model.n_weights,
                (unsigned long long)r.st.step, out);
-    free_run(&r);
+    run_unload(&r);
     return rc ? err_wrap(rc, "export: ") : 0;
 }

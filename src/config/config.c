@@ -928,7 +928,7 @@ static void validate(const Config *c, const Origin *o) {
     // The kind's work buffers (per-chunk state, a chunk's scratch, ...), as the
     // kind sizes them; only once the sizes above are sane, so the count fits.
     if (params <= ABSURD_FLOATS && acts <= ABSURD_FLOATS && c->d_model % c->heads == 0) {
-        AttnConfig ac = attn_config(c);
+        AttnConfig ac = config_attention(c);
         double work = L * (double)kind->work_floats(&ac, (size_t)B, (size_t)T);
         if (work > ABSURD_FLOATS)
             FAIL("attention.chunk", NULL,
@@ -1083,4 +1083,18 @@ int config_diff(const Config *a, const Config *b, char *buf, size_t cap, int mod
         count++;
     }
     return count;
+}
+
+AttnConfig config_attention(const Config *c) {
+    return (AttnConfig){
+        .heads = c->heads,
+        .dh = c->d_model / c->heads,
+        .feature_map = c->feature_map,
+        .eps = (float)c->eps,
+        .normalize = c->normalize,
+        .chunk = c->chunk,
+        .state_identity = c->state_init == STATE_IDENTITY,
+        .key_norm = c->key_norm,
+        .data_decay = c->decay == DECAY_DATA,
+    };
 }

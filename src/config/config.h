@@ -8,15 +8,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "attention/attention.h"
+
 #define CFG_MAX_HEADS 64
 
 typedef enum { TASK_TEXT, TASK_RECALL } Task;
 typedef enum { POS_LEARNED, POS_NONE } PosKind;
-typedef enum { FMAP_ELU1, FMAP_RELU, FMAP_IDENTITY } FeatureMap;
 typedef enum { STATE_ZERO, STATE_IDENTITY } StateInit;
-// delta: how φ(q), φ(k) are normalised (with normalize = true): divided by
-// their sum (Schlag et al. 2021) or by their L2 norm (DeltaNet, Yang et al. 2024)
-typedef enum { KEYNORM_SUM, KEYNORM_L2 } KeyNorm;
 // the decay λ of linear_decay and delta: sigmoid(θ_h) with θ fixed at
 // logit(decay_init) or learned, or per token from the block input,
 // λ_t = sigmoid(w_hᵀx_t + θ_h) (θ_h the learned bias)
@@ -116,3 +114,7 @@ int config_diff(const Config *a, const Config *b, char *buf, size_t cap, int mod
 // `origin` stands for the file name in messages. Used to read the
 // configuration stored inside a checkpoint.
 int config_load_text(Config *c, const char *text, size_t n, const char *origin);
+
+// The AttnConfig every layer of a run gets from its configuration (dh =
+// d_model / heads): the model and the memory checks use this one mapping.
+AttnConfig config_attention(const Config *c);

@@ -114,7 +114,7 @@ static void model_dims(Model *m, const Config *cfg, size_t V) {
     m->L = (size_t)cfg->layers;
     m->F = (size_t)cfg->ffn_mult * m->C;
     m->Tmax = (size_t)cfg->block_size;
-    m->acfg = attn_config(cfg);
+    m->acfg = config_attention(cfg);
 }
 
 void model_build(Model *m, const Config *cfg, size_t V) {

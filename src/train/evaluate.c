@@ -42,36 +42,50 @@ static double eval_random_batches(Graph *g, Dataset *d, const Config *c) {
 
 // Every validation window once, B at a time; rows past the end of the last
 // batch repeat window 0 with their targets masked, so they count for nothing.
-static double eval_all_windows(Graph *g, Dataset *d, const Config *c, double *acc) {
-    (void)c;
-    size_t n = dataset_eval_windows(d, SPLIT_VAL, g->T), V = g->logits->cols;
-    double sum = 0;
-    size_t count = 0, correct = 0;
+int eval_windows(Graph *g, const Dataset *d, const char *pause, void (*visit)(void *ctx, const Graph *g, double loss),
+                 void *ctx) {
+    size_t n = dataset_eval_windows(d, SPLIT_VAL, g->T);
     for (size_t first = 0; first < n; first += g->B) {
         for (size_t b = 0; b < g->B; b++) {
-            int *in = g->tokens + b * g->T, *tg = g->targets + b * g->T;
+            int *in = g->tokens + b * g->T, *tg = g->targets + b * g->T;  // (T) each
             size_t w = first + b < n ? first + b : 0;
             dataset_eval_window(d, SPLIT_VAL, w, g->T, in, tg);
             if (first + b >= n)
                 for (size_t t = 0; t < g->T; t++) tg[t] = -1;
         }
         double loss = graph_forward(g);
-        size_t k = graph_scored(g);
-        sum += loss * (double)k;
-        count += k;
-        correct += count_correct(g->logits->data, g->targets, g->B * g->T, V);
-        if (first == 0) pause_point("eval", NULL);
-        if (interrupt_requested()) {
-            if (acc) *acc = NAN;
-            return NAN;
-        }
+        visit(ctx, g, loss);
+        if (first == 0) pause_point(pause, NULL);
+        if (interrupt_requested()) return interrupt_requested();
     }
-    if (acc) *acc = count ? (double)correct / (double)count : NAN;
-    return count ? sum / (double)count : NAN;
+    return 0;
+}
+
+typedef struct {
+    double sum;
+    size_t count, correct;
+} WindowTotals;
+
+static void add_totals(void *ctx, const Graph *g, double loss) {
+    WindowTotals *w = ctx;
+    size_t k = graph_scored(g);
+    w->sum += loss * (double)k;
+    w->count += k;
+    w->correct += count_correct(g->logits->data, g->targets, g->B * g->T, g->logits->cols);
+}
+
+static double eval_all_windows(Graph *g, Dataset *d, double *acc) {
+    WindowTotals w = {0};
+    if (eval_windows(g, d, "eval", add_totals, &w)) {
+        if (acc) *acc = NAN;
+        return NAN;
+    }
+    if (acc) *acc = w.count ? (double)w.correct / (double)w.count : NAN;
+    return w.count ? w.sum / (double)w.count : NAN;
 }
 
 double evaluate(Graph *g, Model *m, Dataset *d, const Config *c, double *acc) {
     (void)m;
-    if (c->task == TASK_RECALL) return eval_all_windows(g, d, c, acc);
+    if (c->task == TASK_RECALL) return eval_all_windows(g, d, acc);
     return eval_random_batches(g, d, c);
 }

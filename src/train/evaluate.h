@@ -12,6 +12,15 @@
 // and returns NaN (and NaN accuracy), so a Ctrl-C never waits for it.
 double evaluate(Graph *g, Model *m, Dataset *d, const Config *c, double *acc);
 
+// Every validation window of g->T tokens once, g->B at a time, in order (rows
+// past the last window repeat window 0 with every target masked, so they count
+// for nothing): after each batch's forward, visit(ctx, g, loss) with loss the
+// batch's mean over scored positions. pause_point(pause) after the first batch;
+// returns the signal of a stop request (interrupt.h), checked every batch, or 0.
+// The one window loop of training's recall evaluation and `lmtrain eval`.
+int eval_windows(Graph *g, const Dataset *d, const char *pause, void (*visit)(void *ctx, const Graph *g, double loss),
+                 void *ctx);
+
 // The seed of the validation-batch stream, distinct from the training stream.
 unsigned long long eval_seed(const Config *c);
 

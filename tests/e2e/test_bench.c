@@ -168,6 +168,12 @@ static void test_profile_part(void) {
     snprintf(p, sizeof p, "%s/membw.csv", out);
     csv = read_all(p, NULL);
     CHECK(csv && !strncmp(csv, "threads,bytes,read_gbs\n1,", 25) && csv_field(strchr(csv, '\n') + 1, 2) > 0);
+    // and from cache: a second, smaller buffer
+    CHECK(csv && count_lines(csv) == 3);
+    if (csv && count_lines(csv) == 3) {
+        const char *row2 = strchr(strchr(csv, '\n') + 1, '\n') + 1;
+        CHECK(csv_field(row2, 1) == 8388608 && csv_field(row2, 2) > 0);
+    }
     free(csv);
 }
 

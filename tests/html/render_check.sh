@@ -10,7 +10,7 @@
 #   - every standalone SVG the ablation wrote must parse as XML (a browser
 #     shows "parsererror" for a broken one).
 # Exits 1 naming what failed; 0 prints the screenshot's path. OUT_PNG keeps the
-# screenshot (docs/ takes one from a real ablation instead, see docs/report.md).
+# screenshot (docs/report_html.png is one of a real ablation: docs/ablation.md).
 set -eu
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 out_png=${2:-}

@@ -12,7 +12,8 @@ a cross-check a reader can run where PyTorch is installed (Debian:
         loads RUN_DIR/model.safetensors (from `lmtrain export`) and prints the
         full-split val loss, to compare with `lmtrain eval --run RUN_DIR`.
 
-Written from SPEC.md section 4, not from lmtrain's C code.
+Written from SPEC.md section 4 (and section 10's key_norm = l2 and decay = data,
+from the DeltaNet and Gated DeltaNet papers), not from lmtrain's C code.
 """
 import configparser, json, math, struct, sys, time
 import torch
@@ -28,18 +29,24 @@ def load_cfg_text(text):
     g = lambda s, k, d: cp.get(s, k, fallback=d)
     # Options this implementation does not have: refuse them rather than compute something else.
     for (sec, key), default in {('attention', 'state_init'): 'zero', ('attention', 'output_norm'): 'false',
-                                ('attention', 'key_shift'): 'false', ('attention', 'key_norm'): 'sum'}.items():
+                                ('attention', 'key_shift'): 'false'}.items():
         if g(sec, key, default) != default:
             raise NotImplementedError(f"torch_reference.py: [{sec}] {key} = {g(sec, key, default)} is not implemented")
+    kind, normalize = g('attention', 'kind', 'softmax'), g('attention', 'normalize', 'true') == 'true'
+    key_norm = g('attention', 'key_norm', 'sum')  # sum | l2: how delta normalises phi(q), phi(k)
+    if key_norm not in ('sum', 'l2') or (key_norm == 'l2' and (kind != 'delta' or not normalize)):
+        raise NotImplementedError(f"torch_reference.py: [attention] key_norm = {key_norm} with kind = {kind}, "
+                                  f"normalize = {normalize} is not defined (l2: delta with normalize = true)")
     decay = g('attention', 'decay', None)  # fixed | learned | data; decay_learnable is its older spelling
-    if decay == 'data': raise NotImplementedError("torch_reference.py: [attention] decay = data is not implemented")
+    if decay not in (None, 'fixed', 'learned', 'data') or (decay == 'data' and kind not in ('linear_decay', 'delta')):
+        raise NotImplementedError(f"torch_reference.py: [attention] decay = {decay} with kind = {kind} is not defined")
     c = dict(
         path=g('data', 'path', 'data/tinyshakespeare.txt'), val_fraction=float(g('data', 'val_fraction', '0.1')),
         layers=int(g('model', 'layers', '4')), heads=int(g('model', 'heads', '4')),
         d_model=int(g('model', 'd_model', '128')), ffn_mult=int(g('model', 'ffn_mult', '4')),
         block_size=int(g('model', 'block_size', '64')), pos=g('model', 'pos', 'learned'),
-        kind=g('attention', 'kind', 'softmax'), feature_map=g('attention', 'feature_map', 'elu1'),
-        eps=float(g('attention', 'eps', '1e-6')), normalize=g('attention', 'normalize', 'true') == 'true',
+        kind=kind, feature_map=g('attention', 'feature_map', 'elu1'),
+        eps=float(g('attention', 'eps', '1e-6')), normalize=normalize, key_norm=key_norm, data_decay=decay == 'data',
         decay_init=[float(d) for d in g('attention', 'decay_init', '0.99').split(',')],  # one, or one per head
         decay_learnable=decay != 'fixed' if decay else g('attention', 'decay_learnable', 'true') == 'true',
         steps=int(g('train', 'steps', '2000')), batch_size=int(g('train', 'batch_size', '12')),
@@ -55,12 +62,33 @@ def phi(x, fmap):
     if fmap == 'relu': return F.relu(x)
     return x
 
+# The two pieces of the attention options below are module functions so that
+# make_golden.py can knock each out (replace it with a wrong one) and measure
+# that the golden test would notice.
+
+def delta_features(fq, fk, c):
+    """delta's q^, k^ from phi(q), phi(k) (last axis: the head's coordinates).
+    key_norm = sum: divided by their sum plus eps (Schlag et al. 2021);
+    key_norm = l2: divided by their Euclidean length, sqrt(sum of squares + eps)
+    (DeltaNet, Yang et al. 2024), so that |k^| = 1 and beta = 1 replaces exactly."""
+    if c['key_norm'] == 'l2':
+        return (fq / torch.sqrt((fq * fq).sum(-1, keepdim=True) + c['eps']),
+                fk / torch.sqrt((fk * fk).sum(-1, keepdim=True) + c['eps']))
+    return fq / (fq.sum(-1, keepdim=True) + c['eps']), fk / (fk.sum(-1, keepdim=True) + c['eps'])
+
+def data_log_lambda(theta, gate):
+    """decay = data: log lambda_t = log sigmoid(w_h^T x_t + b_h) for every head and token,
+    gate (B, H, T) the projections w_h^T x_t, theta (H) the biases b_h."""
+    return F.logsigmoid(gate + theta.view(1, -1, 1))
+
 class Attn(torch.nn.Module):
     def __init__(s, c):
         super().__init__()
         C = c['d_model']; s.c = c; s.H = c['heads']; s.dh = C // s.H
-        # delta adds one row per head after q, k, v: the logit of its write strength beta
-        s.qkv = torch.nn.Linear(C, 3 * C + (s.H if c['kind'] == 'delta' else 0), bias=False)
+        # Per head, rows after q, k, v (head-major: head h's rows are together):
+        # delta's beta logit, then with decay = data the gate projection w_h^T x.
+        s.n_aux = (c['kind'] == 'delta') + c['data_decay']
+        s.qkv = torch.nn.Linear(C, 3 * C + s.H * s.n_aux, bias=False)
         s.proj = torch.nn.Linear(C, C, bias=False)
         if c['kind'] in ('linear_decay', 'delta'):
             d = torch.tensor(c['decay_init'], dtype=torch.float64).expand(s.H)
@@ -69,8 +97,15 @@ class Attn(torch.nn.Module):
         B, T, C = x.shape
         q, k, v, a = s.qkv(x).split([C, C, C, s.qkv.out_features - 3 * C], dim=2)
         q, k, v = [t.view(B, T, s.H, s.dh).transpose(1, 2) for t in (q, k, v)]
+        loglam_t = None  # decay = data: log lambda_t (B, H, T)
+        if s.c['data_decay']:
+            loglam_t = data_log_lambda(s.theta, a.view(B, T, s.H, s.n_aux)[..., -1].transpose(1, 2))
         if s.c['kind'] == 'delta':
-            return s.proj(s.delta(q, k, v, a).transpose(1, 2).reshape(B, T, C))
+            if loglam_t is not None:
+                y = s.gated_delta(q, k, v, a.view(B, T, s.H, s.n_aux)[..., 0], loglam_t)
+            else:
+                y = s.delta(q, k, v, a)
+            return s.proj(y.transpose(1, 2).reshape(B, T, C))
         i = torch.arange(T)
         mask = (i[:, None] >= i[None, :]).float()
         if s.c['kind'] == 'softmax':
@@ -80,7 +115,12 @@ class Attn(torch.nn.Module):
         else:  # the naive masked form: y_i = sum_j w_ij phi(q_i).phi(k_j) v_j
             fq, fk = phi(q, s.c['feature_map']), phi(k, s.c['feature_map'])
             D = mask
-            if s.c['kind'] == 'linear_decay':
+            if loglam_t is not None:
+                # S_i = lambda_i S_{i-1} + phi(k_i) v_i^T  =>  the weight of j in y_i is
+                # the product of lambda_m over j < m <= i (1 for j = i), a sum of logs
+                between = ((i[None, None, :] > i[None, :, None]) & (i[None, None, :] <= i[:, None, None]))
+                D = torch.exp(torch.einsum('bhm,ijm->bhij', loglam_t, between.to(loglam_t.dtype))) * mask
+            elif s.c['kind'] == 'linear_decay':
                 logl = F.logsigmoid(s.theta).view(1, s.H, 1, 1)
                 D = torch.exp((i[:, None] - i[None, :]).clamp(min=0).float() * logl) * mask
             A = (fq @ fk.transpose(-1, -2)) * D
@@ -90,12 +130,10 @@ class Attn(torch.nn.Module):
 
     def delta(s, q, k, v, a):
         """The delta rule, token by token (README "The delta rule"): q, k, v (B, H, T, dh), a (B, T, H).
-        k^ = phi(k)/(sum phi(k) + eps) (q^ likewise), beta = sigmoid(a), lambda = sigmoid(theta),
+        k^, q^ as delta_features says, beta = sigmoid(a), lambda = sigmoid(theta),
         S_t = lambda S_{t-1} + beta k^ (v - lambda S_{t-1}^T k^)^T, y_t = S_t^T q^."""
         fq, fk = phi(q, s.c['feature_map']), phi(k, s.c['feature_map'])
-        if s.c['normalize']:
-            fq = fq / (fq.sum(-1, keepdim=True) + s.c['eps'])
-            fk = fk / (fk.sum(-1, keepdim=True) + s.c['eps'])
+        if s.c['normalize']: fq, fk = delta_features(fq, fk, s.c)
         beta = torch.sigmoid(a).transpose(1, 2)                      # (B, H, T)
         lam = torch.sigmoid(s.theta).view(1, s.H, 1, 1)
         B, H, T, d = q.shape
@@ -106,6 +144,24 @@ class Attn(torch.nn.Module):
             err = vt - torch.einsum('bhi,bhij->bhj', kt, lam * S)    # what the memory gets wrong
             S = lam * S + beta[:, :, t, None, None] * kt[..., :, None] * err[..., None, :]
             ys.append(torch.einsum('bhi,bhij->bhj', fq[:, :, t], S))
+        return torch.stack(ys, dim=2)
+
+    def gated_delta(s, q, k, v, a, loglam):
+        """The gated delta rule (Gated DeltaNet, Yang, Kautz & Hatamizadeh 2024), token by token,
+        in the paper's product form, transposed (rows of S: key coordinate):
+        S_t = lambda_t (I - beta_t k^_t k^_t^T) S_{t-1} + beta_t k^_t v_t^T,  y_t = S_t^T q^_t,
+        lambda_t = exp(loglam) per head and token, beta_t = sigmoid(a) (a: (B, T, H))."""
+        fq, fk = phi(q, s.c['feature_map']), phi(k, s.c['feature_map'])
+        if s.c['normalize']: fq, fk = delta_features(fq, fk, s.c)
+        beta, lam = torch.sigmoid(a).transpose(1, 2), torch.exp(loglam)  # (B, H, T) each
+        B, H, T, d = q.shape
+        S = q.new_zeros(B, H, d, d)
+        ys = []
+        for t in range(T):
+            kt, bt = fk[:, :, t], beta[:, :, t, None, None]
+            erase = torch.eye(d, dtype=S.dtype) - bt * kt[..., :, None] * kt[..., None, :]
+            S = lam[:, :, t, None, None] * (erase @ S) + bt * kt[..., :, None] * v[:, :, t, None, :]
+            ys.append((fq[:, :, t, None, :] @ S).squeeze(-2))
         return torch.stack(ys, dim=2)
 
 class Block(torch.nn.Module):
