@@ -52,7 +52,8 @@ typedef struct {
 typedef struct AttnKind {
     const char *name;
     int uses_decay;       // 1: the model gives it one learnable theta per head
-    int n_aux;            // extra per-head per-token inputs (0 for all but delta)
+    int n_aux;            // the kind's own per-head per-token inputs (delta: β); decay = data adds
+                          // one more, the gate (attn_aux() in decay.h counts both)
     int uses_key_norm;    // 1: reads AttnConfig.key_norm ([attention] key_norm)
     int data_decay;       // 1: supports [attention] decay = data (λ per token)
     const char *training_form;    // how forward computes it, in words (inspect prints it)

@@ -304,7 +304,7 @@ static const AttnCheckCase delta_checks[] = {
 
 const AttnKind attn_delta = {
     .name = "delta",
-    .training_form = "exact token recurrence, chunk by chunk",
+    .training_form = "exact token recurrence, chunk by chunk (head size < 64); WY/UT chunkwise form (>= 64)",
     .generation_form = "recurrent state",
     .uses_decay = 1,
     .n_aux = 1,

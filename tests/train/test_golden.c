@@ -18,9 +18,8 @@
 // loss <= 2e-8, grad norm <= 4e-6, parameters <= 6e-6). Every recipe slip
 // tried (a linear schedule, no clipping, weight decay on LayerNorm and θ, a
 // frozen θ that learns; q or k not L2-normalised, the sum norm for l2, eps
-// outside its square root; the
-// data gate a token late, its weight or its bias θ untrained) moves some final
-// tensor by 66 times PARAM_TOL or more
+// outside its square root; the data gate a token late, its weight or its bias
+// θ untrained) moves some final tensor by 66 times PARAM_TOL or more
 // (make_golden.py refuses to write a file where one would move it by less
 // than 10 times, or where float32 rounding would come within 10 times).
 #include <stdint.h>
