@@ -436,8 +436,13 @@ static int section_drift(Inspect *in, size_t n, uint64_t seed) {
 
 static int section_memory(Inspect *in) {
     const Model *m = in->m;
-    // the run's own state if it has one; for softmax, what linear attention would keep
-    const AttnKind *sm = attn_kind_find("softmax"), *fw = in->cache ? attn_kind_find("linear") : m->kind;
+    // the run's own cache or state, and for the other side the first registered
+    // kind of the other sort (attn_kinds: softmax's KV cache, linear's state)
+    const AttnKind *sm = in->cache ? m->kind : NULL, *fw = in->cache ? NULL : m->kind;
+    for (int i = 0; attn_kinds[i]; i++) {
+        if (!sm && !attn_kinds[i]->state_layout) sm = attn_kinds[i];
+        if (!fw && attn_kinds[i]->state_layout) fw = attn_kinds[i];
+    }
     static const size_t lens[] = {16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576};
     enum { NL = sizeof lens / sizeof lens[0] };
     size_t kv_floats = 2 * m->H * m->dh, st_floats = fw->state_floats(&m->acfg, m->Tmax);
