@@ -64,6 +64,12 @@ typedef struct {
 // runs untimed before every call (warm-up included).
 BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx);
 
+// A BenchTime in the first slots of a child's out[] (the parent reads them
+// back by these names); a part's own values follow from BENCH_OUT_TIME_N on.
+enum { BENCH_OUT_MEDIAN, BENCH_OUT_MIN, BENCH_OUT_MAX, BENCH_OUT_REPS, BENCH_OUT_CPU, BENCH_OUT_CPU_MEDIAN,
+       BENCH_OUT_TIME_N };
+void bench_time_store(const BenchTime *t, double *out);
+
 // ---- child processes --------------------------------------------------------
 
 #define BENCH_CHILD_OUT 256

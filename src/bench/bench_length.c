@@ -25,7 +25,8 @@
 
 enum { LAYERS = 4, HEADS = 4, D_MODEL = 128 };
 
-enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_FLOPS, OUT_ALLOC, OUT_CPU, OUT_CPU_MEDIAN };
+enum { OUT_MEDIAN = BENCH_OUT_MEDIAN, OUT_MIN = BENCH_OUT_MIN, OUT_MAX = BENCH_OUT_MAX, OUT_REPS = BENCH_OUT_REPS,
+       OUT_CPU = BENCH_OUT_CPU, OUT_CPU_MEDIAN = BENCH_OUT_CPU_MEDIAN, OUT_FLOPS = BENCH_OUT_TIME_N, OUT_ALLOC };
 
 typedef enum { PT_PENDING, PT_OK, PT_SKIPPED, PT_FAILED } PointStatus;  // PENDING: not run yet
 
@@ -63,12 +64,7 @@ static int length_child(void *ctx, double *out) {
     bench_random_tokens(x.g.targets, j->N, BENCH_VOCAB, 2);
     BenchTime t = bench_time(j->o, NULL, forward_backward, &x);
     BenchFlops f = bench_flops_per_token(&x.m, j->N);
-    out[OUT_MEDIAN] = t.median;
-    out[OUT_MIN] = t.min;
-    out[OUT_MAX] = t.max;
-    out[OUT_REPS] = t.reps;
-    out[OUT_CPU] = t.cpu_share;
-    out[OUT_CPU_MEDIAN] = t.cpu_median;
+    bench_time_store(&t, out);
     out[OUT_FLOPS] = f.dense + f.attention;
     out[OUT_ALLOC] = bench_model_graph_bytes(&x.m, &x.g);
     graph_free(&x.g);

@@ -23,8 +23,9 @@ const BenchSize BENCH_SIZES[BENCH_N_SIZES] = {
     {"large", 6, 6, 384, 256, 8},   // nanoGPT's Shakespeare GPU settings, smaller batch
 };
 
-enum { OUT_MEDIAN, OUT_MIN, OUT_MAX, OUT_REPS, OUT_DENSE, OUT_ATTN, OUT_PARAMS, OUT_ALLOC, OUT_CPU,
-       OUT_CPU_MEDIAN };
+enum { OUT_MEDIAN = BENCH_OUT_MEDIAN, OUT_MIN = BENCH_OUT_MIN, OUT_MAX = BENCH_OUT_MAX, OUT_REPS = BENCH_OUT_REPS,
+       OUT_CPU = BENCH_OUT_CPU, OUT_CPU_MEDIAN = BENCH_OUT_CPU_MEDIAN, OUT_DENSE = BENCH_OUT_TIME_N, OUT_ATTN,
+       OUT_PARAMS, OUT_ALLOC };
 
 typedef struct {
     const BenchOpts *o;
@@ -68,12 +69,7 @@ static int train_child(void *ctx, double *out) {
     bench_trainer_init(&x, j->size, j->kind);
     BenchTime t = bench_time(j->o, NULL, train_step, &x);
     BenchFlops f = bench_flops_per_token(&x.m, (size_t)j->size->block_size);
-    out[OUT_MEDIAN] = t.median;
-    out[OUT_MIN] = t.min;
-    out[OUT_MAX] = t.max;
-    out[OUT_REPS] = t.reps;
-    out[OUT_CPU] = t.cpu_share;
-    out[OUT_CPU_MEDIAN] = t.cpu_median;
+    bench_time_store(&t, out);
     out[OUT_DENSE] = f.dense;
     out[OUT_ATTN] = f.attention;
     out[OUT_PARAMS] = (double)x.m.n_weights;

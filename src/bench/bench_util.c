@@ -70,6 +70,15 @@ BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx)
     return r;
 }
 
+void bench_time_store(const BenchTime *t, double *out) {
+    out[BENCH_OUT_MEDIAN] = t->median;
+    out[BENCH_OUT_MIN] = t->min;
+    out[BENCH_OUT_MAX] = t->max;
+    out[BENCH_OUT_REPS] = t->reps;
+    out[BENCH_OUT_CPU] = t->cpu_share;
+    out[BENCH_OUT_CPU_MEDIAN] = t->cpu_median;
+}
+
 // ============================================================================
 // Child processes
 // ============================================================================
