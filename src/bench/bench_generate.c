@@ -34,8 +34,9 @@
 
 enum { LAYERS = 4, HEADS = 4, D_MODEL = 128, FAR = 16384, NEAR = 64, BURST = 16 };
 
-enum { OUT_NEAR_S, OUT_NEAR_REPS, OUT_FAR_S, OUT_FAR_REPS, OUT_NEAR_STATE, OUT_FAR_STATE, OUT_FILL_S,
-       OUT_HOW, OUT_NEAR_CPU, OUT_FAR_CPU, OUT_NEAR_CPU_S, OUT_FAR_CPU_S, OUT_WEIGHT_BYTES };
+// a position's slots, the same for @64 (from OUT_NEAR on) and @16384 (from OUT_FAR on)
+enum { AT_S, AT_REPS, AT_CPU, AT_CPU_S, AT_STATE, AT_N };
+enum { OUT_NEAR = 0, OUT_FAR = AT_N, OUT_FILL_S = 2 * AT_N, OUT_HOW, OUT_WEIGHT_BYTES };
 
 // how position 16384 was reached
 enum { HOW_STEPS, HOW_COPY, HOW_JUMP };
@@ -51,6 +52,15 @@ typedef struct {
     Sampler s;
     int tok;
 } GenCtx;
+
+// one position's burst: time per token and the attention cache/state in use
+static void store_position(double *at, const BenchTime *t, const Generator *g) {
+    at[AT_S] = t->median / BURST;
+    at[AT_REPS] = t->reps;
+    at[AT_CPU] = t->cpu_share;
+    at[AT_CPU_S] = t->cpu_median / BURST;
+    at[AT_STATE] = (double)generator_state_bytes_used(g);
+}
 
 static void steps(GenCtx *x, size_t n) {
     for (size_t i = 0; i < n; i++) x->tok = sampler_next(&x->s, generator_step(&x->g, x->tok, x->g.pos));
@@ -104,11 +114,7 @@ static int gen_child(void *ctx, double *out) {
     BenchOpts o = *j->o;
     o.min_seconds /= 4;
     BenchTime near = bench_time(&o, restart_to_near, burst, &x);
-    out[OUT_NEAR_S] = near.median / BURST;
-    out[OUT_NEAR_REPS] = near.reps;
-    out[OUT_NEAR_CPU] = near.cpu_share;
-    out[OUT_NEAR_CPU_S] = near.cpu_median / BURST;
-    out[OUT_NEAR_STATE] = (double)generator_state_bytes_used(&x.g);
+    store_position(out + OUT_NEAR, &near, &x.g);
 
     // a kind whose state grows with the window is a cache (softmax)
     int cache = m.kind->state_floats(&m.acfg, 1) != m.kind->state_floats(&m.acfg, 2);
@@ -126,17 +132,20 @@ static int gen_child(void *ctx, double *out) {
     }
     out[OUT_FILL_S] = bench_now() - t0;
     BenchTime far = bench_time(&o, NULL, burst, &x);
-    out[OUT_FAR_S] = far.median / BURST;
-    out[OUT_FAR_REPS] = far.reps;
-    out[OUT_FAR_CPU] = far.cpu_share;
-    out[OUT_FAR_CPU_S] = far.cpu_median / BURST;
-    out[OUT_FAR_STATE] = (double)generator_state_bytes_used(&x.g);
+    store_position(out + OUT_FAR, &far, &x.g);
     out[OUT_WEIGHT_BYTES] = 4.0 * (double)m.n_weights;  // every matrix is read once per token
 
     sampler_free(&x.s);
     generator_free(&x.g);
     model_free(&m);
     return 0;
+}
+
+// one position's generate.csv row; `bytes`: read per token, `gbs`: those per CPU-second
+static void csv_position(FILE *f, const char *kind, int position, const double *at, double bytes, double gbs,
+                         const char *how) {
+    fprintf(f, "%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%.0f,%.3f,%s\n", kind, position, (int)at[AT_REPS], at[AT_S] * 1e6,
+            1.0 / at[AT_S], at[AT_CPU], at[AT_CPU_S] * 1e6, at[AT_STATE], bytes, gbs, how);
 }
 
 int bench_part_generate(const BenchOpts *o) {
@@ -164,26 +173,22 @@ int bench_part_generate(const BenchOpts *o) {
             fprintf(a.f, "%s,%d,,,,,,,,,failed\n%s,%d,,,,,,,,,failed\n", o->kinds[k], NEAR, o->kinds[k], FAR);
             continue;
         }
-        const double *v = r.out;
+        const double *v = r.out, *vn = v + OUT_NEAR, *vf = v + OUT_FAR;
         char s1[32], s2[32], c1[32], c2[32], how[96];
-        format_bytes(s1, sizeof s1, v[OUT_NEAR_STATE]);
-        format_bytes(s2, sizeof s2, v[OUT_FAR_STATE]);
-        snprintf(c1, sizeof c1, "%.1f (%.0f)", v[OUT_NEAR_S] * 1e6, 1.0 / v[OUT_NEAR_S]);
-        snprintf(c2, sizeof c2, "%.1f (%.0f)", v[OUT_FAR_S] * 1e6, 1.0 / v[OUT_FAR_S]);
+        format_bytes(s1, sizeof s1, vn[AT_STATE]);
+        format_bytes(s2, sizeof s2, vf[AT_STATE]);
+        snprintf(c1, sizeof c1, "%.1f (%.0f)", vn[AT_S] * 1e6, 1.0 / vn[AT_S]);
+        snprintf(c2, sizeof c2, "%.1f (%.0f)", vf[AT_S] * 1e6, 1.0 / vf[AT_S]);
         const char *hw = HOW[(int)v[OUT_HOW]];
         snprintf(how, sizeof how, "%s (%.1f s)", hw, v[OUT_FILL_S]);
-        double b1 = v[OUT_WEIGHT_BYTES] + v[OUT_NEAR_STATE], b2 = v[OUT_WEIGHT_BYTES] + v[OUT_FAR_STATE];
-        double g1 = b1 / v[OUT_NEAR_CPU_S] * 1e-9, g2 = b2 / v[OUT_FAR_CPU_S] * 1e-9;
+        double b1 = v[OUT_WEIGHT_BYTES] + vn[AT_STATE], b2 = v[OUT_WEIGHT_BYTES] + vf[AT_STATE];
+        double g1 = b1 / vn[AT_CPU_S] * 1e-9, g2 = b2 / vf[AT_CPU_S] * 1e-9;
         printf("  %-13s %22s %8.1f %10s %6.1f %22s %8.1f %10s %6.1f %4.0f%%  %s\n", o->kinds[k], c1,
-               v[OUT_NEAR_CPU_S] * 1e6, s1, g1, c2, v[OUT_FAR_CPU_S] * 1e6, s2, g2,
+               vn[AT_CPU_S] * 1e6, s1, g1, c2, vf[AT_CPU_S] * 1e6, s2, g2,
                o->mem_gbs > 0 ? 100.0 * g2 / o->mem_gbs : NAN, how);
         fflush(stdout);
-        fprintf(a.f, "%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%.0f,%.3f,real steps\n", o->kinds[k], NEAR,
-                (int)v[OUT_NEAR_REPS], v[OUT_NEAR_S] * 1e6, 1.0 / v[OUT_NEAR_S], v[OUT_NEAR_CPU],
-                v[OUT_NEAR_CPU_S] * 1e6, v[OUT_NEAR_STATE], b1, g1);
-        fprintf(a.f, "%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%.0f,%.3f,%s\n", o->kinds[k], FAR, (int)v[OUT_FAR_REPS],
-                v[OUT_FAR_S] * 1e6, 1.0 / v[OUT_FAR_S], v[OUT_FAR_CPU], v[OUT_FAR_CPU_S] * 1e6, v[OUT_FAR_STATE],
-                b2, g2, hw);
+        csv_position(a.f, o->kinds[k], NEAR, vn, b1, g1, "real steps");
+        csv_position(a.f, o->kinds[k], FAR, vf, b2, g2, hw);
     }
     printf("\n");
     return atomic_commit(&a);
