@@ -59,8 +59,8 @@ typedef struct {
     int cache;        // the kind generates from a KV cache (its memory grows with length)
 } Inspect;
 
-// why a state section does not apply to this kind
-static void skip_state(Inspect *in);
+// 1 (after saying why) when a state section does not apply to this kind
+static int state_missing(Inspect *in);
 static void out(Inspect *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // " S z" table cells of widths ws, wz with the numeric format fmt ("%*.4g");
@@ -93,13 +93,18 @@ static void file_path(char *buf, size_t cap, const Inspect *in, const char *name
     snprintf(buf, cap, "%s/%s", in->dir, name);
 }
 
+// DIR/inspect/NAME, opened for an atomic write
+static int open_file(const Inspect *in, const char *name, AtomicFile *a) {
+    char path[4400];
+    file_path(path, sizeof path, in, name);
+    return atomic_open(a, path);
+}
+
 // A CSV of columns x, y[0], y[1], ... with one row per x; NaN/inf as empty.
 static int write_csv(const Inspect *in, const char *name, const char *header, const double *x,
                      const double *y, size_t rows, size_t cols) {
-    char path[4400];
-    file_path(path, sizeof path, in, name);
     AtomicFile a;
-    int rc = atomic_open(&a, path);
+    int rc = open_file(in, name, &a);
     if (rc) return rc;
     fprintf(a.f, "%s\n", header);
     for (size_t i = 0; i < rows; i++) {
@@ -180,9 +185,8 @@ static int section_lambda(Inspect *in) {
                 "token; the rows below are λ where w_hᵀx_t = 0 (decay_lambda_at() gives λ_t per token)\n");
     out(in, "%6s %5s %10s %10s %12s %12s\n", "layer", "head", "theta", "lambda", "horizon", "half-life");
     char path[4400];
-    file_path(path, sizeof path, in, "lambda.csv");
     AtomicFile a;
-    int rc = atomic_open(&a, path);
+    int rc = open_file(in, "lambda.csv", &a);
     if (rc) return rc;
     fprintf(a.f, "layer,head,theta,lambda,horizon,half_life\n");
     for (size_t l = 0; l < m->L; l++)
@@ -218,9 +222,11 @@ static int section_lambda(Inspect *in) {
     return rc;
 }
 
-static void skip_state(Inspect *in) {
+static int state_missing(Inspect *in) {
+    if (in->fw) return 0;
     if (in->cache) out(in, "%s keeps a KV cache, not a fast-weight state (skipped)\n", in->m->kind->name);
     else out(in, "%s's state is not laid out as S | z per head (skipped)\n", in->m->kind->name);
+    return 1;
 }
 
 // ============================================================================
@@ -246,10 +252,7 @@ static size_t val_stretch(const Dataset *d, size_t T, size_t n, int *tokens) {
 static int section_norms(Inspect *in, size_t stretch) {
     const Model *m = in->m;
     out(in, "\n== 2. state norms ||S_i|| and ||z_i|| against position i ==\n");
-    if (!in->fw) {
-        skip_state(in);
-        return 0;
-    }
+    if (state_missing(in)) return 0;
     int *tok = xcalloc(stretch ? stretch : 1, sizeof(int));
     size_t n = val_stretch(in->r->data, m->Tmax, stretch, tok);
     size_t L = m->L;
@@ -339,11 +342,14 @@ static void section_parallel(Inspect *in) {
 // 4. float16 drift
 // ============================================================================
 
-static void drift_progress(size_t done, size_t n) {
-    if (isatty(STDERR_FILENO)) fprintf(stderr, "\rinspect: float16 drift %zu/%zu tokens   ", done, n);
-    else fprintf(stderr, "inspect: float16 drift %zu/%zu tokens\n", done, n);
+// "inspect: WHAT done/n tokens" on stderr: rewritten in place on a terminal, a line each otherwise
+static void progress(const char *what, size_t done, size_t n) {
+    if (isatty(STDERR_FILENO)) fprintf(stderr, "\rinspect: %s %zu/%zu tokens   ", what, done, n);
+    else fprintf(stderr, "inspect: %s %zu/%zu tokens\n", what, done, n);
     if (isatty(STDERR_FILENO) && done == n) fprintf(stderr, "\r\033[K");
 }
+
+static void drift_progress(size_t done, size_t n) { progress("float16 drift", done, n); }
 
 // about 10 token counts per decade from 1 to n, and n itself
 static size_t log_points(size_t n, size_t *at, size_t cap) {
@@ -360,10 +366,7 @@ static size_t log_points(size_t n, size_t *at, size_t cap) {
 static int section_drift(Inspect *in, size_t n, uint64_t seed) {
     const Model *m = in->m;
     out(in, "\n== 4. float16 state drift ==\n");
-    if (!in->fw) {
-        skip_state(in);
-        return 0;
-    }
+    if (state_missing(in)) return 0;
     if (n == 0) {
         out(in, "--drift-tokens 0 (skipped)\n");
         return 0;
@@ -483,19 +486,12 @@ static int section_memory(Inspect *in) {
 // 5. float16 state: the next-token loss
 // ============================================================================
 
-static void fp16_progress(size_t done, size_t n) {
-    if (isatty(STDERR_FILENO)) fprintf(stderr, "\rinspect: float16 loss %zu/%zu tokens   ", done, n);
-    else fprintf(stderr, "inspect: float16 loss %zu/%zu tokens\n", done, n);
-    if (isatty(STDERR_FILENO) && done == n) fprintf(stderr, "\r\033[K");
-}
+static void fp16_progress(size_t done, size_t n) { progress("float16 loss", done, n); }
 
 static int section_fp16_loss(Inspect *in, size_t n) {
     const Model *m = in->m;
     out(in, "\n== 5. float16 state: what it does to the next-token loss ==\n");
-    if (!in->fw) {
-        skip_state(in);
-        return 0;
-    }
+    if (state_missing(in)) return 0;
     if (n < 2) {
         out(in, "--fp16-tokens %zu (skipped)\n", n);
         return 0;
@@ -515,10 +511,8 @@ static int section_fp16_loss(Inspect *in, size_t n) {
         out(in, "(pos = learned: past block_size %zu every token reuses the last position embedding, so\n"
                 " the float32 loss climbs too; a pos = none run shows the float16 effect alone)\n", m->Tmax);
     out(in, "%18s %12s %12s %12s\n", "positions", "float32", "float16", "difference");
-    char path[4400];
-    file_path(path, sizeof path, in, "fp16_loss.csv");
     AtomicFile a;
-    int rc = atomic_open(&a, path);
+    int rc = open_file(in, "fp16_loss.csv", &a);
     if (rc) goto out;
     fprintf(a.f, "from,to,loss_fp32,loss_fp16\n");
     int broke = 0;
@@ -582,10 +576,7 @@ static double top_singular_sq(const double *A, size_t d) {
 static int section_heatmaps(Inspect *in, size_t stretch, size_t layer, size_t head) {
     const Model *m = in->m;
     out(in, "\n== 7. one head's fast weights S, layer %zu head %zu, along a validation text ==\n", layer, head);
-    if (!in->fw) {
-        skip_state(in);
-        return 0;
-    }
+    if (state_missing(in)) return 0;
     static const size_t POS[] = {16, 64, 256, 1024};
     size_t at[4], k = 0, d = m->dh;
     for (size_t i = 0; i < 4; i++)
@@ -604,9 +595,8 @@ static int section_heatmaps(Inspect *in, size_t stretch, size_t layer, size_t he
     char lab[4][48];
     out(in, "%10s %12s %12s %14s\n", "position", "||S||_F", "max |S_ij|", "top direction");
     char path[4400];
-    file_path(path, sizeof path, in, "state_heatmap.csv");
     AtomicFile a;
-    int rc = atomic_open(&a, path);
+    int rc = open_file(in, "state_heatmap.csv", &a);
     if (rc) goto out;
     fprintf(a.f, "position,i,j,S\n");
     for (size_t s = 0; s < k; s++) {
@@ -693,9 +683,8 @@ static int section_attention(Inspect *in, size_t layer) {
     out(in, "%5s %9s %14s %14s %14s %16s\n", "head", "λ", "on itself", "last 8 tokens", "mean distance",
         "reconstruction");
     char path[4400];
-    file_path(path, sizeof path, in, "attention.csv");
     AtomicFile a;
-    int rc = atomic_open(&a, path);
+    int rc = open_file(in, "attention.csv", &a);
     if (rc) goto out;
     fprintf(a.f, "head,i,j,weight\n");
     for (size_t h = 0; h < H; h++) {
