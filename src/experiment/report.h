@@ -27,7 +27,7 @@ int report_has_acc_curves(const Ablation *a);
 void report_acc_curves_fprint(const Ablation *a, FILE *out);
 // Recall with a sweep: final validation accuracy against the swept value (read
 // as a number) per config (mean, min-max band over seeds); only when
-// report_has_acc_sweep.
+// report_has_acc_sweep (some cell's value is a number).
 int report_has_acc_sweep(const Ablation *a);
 void report_acc_sweep_fprint(const Ablation *a, FILE *out);
 

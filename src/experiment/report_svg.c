@@ -148,9 +148,17 @@ static const char *group_name(const Ablation *a, const GroupStats *g) {
     return g->n_runs ? a->run[g->runs[0]].plan.name : "";
 }
 
+// The swept value of a sweep cell as a number; 0 when it is not one (e.g. a kind name).
+static int sweep_number(const GroupStats *g, double *v) {
+    char *end;
+    *v = strtod(g->sweep_value, &end);
+    return end != g->sweep_value && !*end;
+}
+
 int report_has_acc_sweep(const Ablation *a) {
+    double v;
     for (size_t j = a->n_main; j < a->n_group; j++)
-        if (a->group[j].n_finished && isfinite(a->group[j].acc.mean)) return 1;
+        if (a->group[j].n_finished && isfinite(a->group[j].acc.mean) && sweep_number(&a->group[j], &v)) return 1;
     return 0;
 }
 
@@ -165,9 +173,8 @@ void report_acc_sweep_fprint(const Ablation *a, FILE *out) {
         size_t m = 0;
         for (size_t j = n; j < a->n_group; j++) {
             const GroupStats *g = &a->group[j];
-            char *end;
-            double v = strtod(g->sweep_value, &end);
-            if (strcmp(group_name(a, g), group_name(a, &a->group[i])) || *end || end == g->sweep_value ||
+            double v;
+            if (strcmp(group_name(a, g), group_name(a, &a->group[i])) || !sweep_number(g, &v) ||
                 !isfinite(g->acc.mean))
                 continue;
             x[m] = v;
