@@ -21,10 +21,21 @@ void report_curves_fprint(const Ablation *a, FILE *out, int zoom);
 // seed, per step (mean, min-max band over seeds); the baseline is the 0 line.
 // Needs at least two groups in the main comparison.
 void report_diff_curves_fprint(const Ablation *a, FILE *out);
+// Recall runs: validation accuracy against step per kind of the main
+// comparison (mean, min-max band over seeds); only when report_has_acc_curves.
+int report_has_acc_curves(const Ablation *a);
+void report_acc_curves_fprint(const Ablation *a, FILE *out);
+// Recall with a sweep: final validation accuracy against the swept value (read
+// as a number) per config (mean, min-max band over seeds); only when
+// report_has_acc_sweep (some cell's value is a number).
+int report_has_acc_sweep(const Ablation *a);
+void report_acc_sweep_fprint(const Ablation *a, FILE *out);
 
 // report.html: a self-contained page (inline SVG and CSS; no script, font or
 // image fetched from anywhere) with every table of report.md, the loss curves
-// zoomed and full, and where the runs have them the whole-split loss by
+// zoomed and full, the paired difference to the baseline (two kinds or more),
+// recall accuracy against step and against a swept value (recall runs), and
+// where the runs have them the whole-split loss by
 // position, λ horizons per layer against block_size, and inference memory
 // against length.
 void report_html(const Ablation *a, FILE *f);

@@ -172,6 +172,20 @@ void report_html(const Ablation *a, FILE *f) {
                       "(mean over seeds, min–max band).");
     report_curves_fprint(a, mem_open(&m), 0);
     figure(f, &m, &k, "The whole run: train (dashed) and validation (solid) loss.");
+    if (a->n_main > 1) {
+        report_diff_curves_fprint(a, mem_open(&m));
+        figure(f, &m, &k, "Each kind's validation loss minus the baseline's with the same seed (mean, min–max "
+                          "band over seeds): the seed-to-seed offset both share cancels; below 0 is better.");
+    }
+    if (report_has_acc_curves(a)) {
+        fputs("<h2>Recall accuracy</h2>\n", f);
+        report_acc_curves_fprint(a, mem_open(&m));
+        figure(f, &m, &k, "Validation accuracy on the recall task (mean over seeds, min–max band).");
+    }
+    if (report_has_acc_sweep(a)) {
+        report_acc_sweep_fprint(a, mem_open(&m));
+        figure(f, &m, &k, "Final validation accuracy at each value of the sweep (mean over seeds, min–max band).");
+    }
     GroupExtras *e = report_extras_load(a);
     loss_by_position(f, a, e, &k);
     horizons(f, a, e, &k);

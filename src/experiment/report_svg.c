@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "experiment/report.h"
 #include "format/svg.h"
@@ -111,6 +112,95 @@ void report_diff_curves_fprint(const Ablation *a, FILE *out) {
     free(s);
     free(band);
     free(labels);
+}
+
+int report_has_acc_curves(const Ablation *a) {
+    for (size_t i = 0; i < a->n_main; i++)
+        if (a->group[i].acc_mean) return 1;
+    return 0;
+}
+
+void report_acc_curves_fprint(const Ablation *a, FILE *out) {
+    size_t n = a->n_main;
+    SvgSeries *s = xcalloc(n + 1, sizeof *s);
+    SvgBand *band = xcalloc(n + 1, sizeof *band);
+    char(*labels)[200] = xcalloc(n + 1, sizeof *labels);
+    size_t ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        const GroupStats *g = &a->group[i];
+        if (!g->acc_mean) continue;
+        snprintf(labels[ns], sizeof labels[ns], "%s (%d)", g->label, g->n_finished);
+        s[ns] = (SvgSeries){.label = labels[ns], .x = g->step, .y = g->acc_mean, .n = g->points, .color = (int)i + 1};
+        band[ns] = (SvgBand){g->acc_lo, g->acc_hi};
+        ns++;
+    }
+    char title[200];
+    snprintf(title, sizeof title, "Validation accuracy (mean of %zu seeds, min-max band)", a->n_seeds);
+    SvgChart c = {.title = title, .xlabel = "step", .ylabel = "val accuracy"};
+    svg_band_chart_fprint(out, &c, NULL, s, band, ns);
+    free(s);
+    free(band);
+    free(labels);
+}
+
+// The run name (config) a group was planned from.
+static const char *group_name(const Ablation *a, const GroupStats *g) {
+    return g->n_runs ? a->run[g->runs[0]].plan.name : "";
+}
+
+// The swept value of a sweep cell as a number; 0 when it is not one (e.g. a kind name).
+static int sweep_number(const GroupStats *g, double *v) {
+    char *end;
+    *v = strtod(g->sweep_value, &end);
+    return end != g->sweep_value && !*end;
+}
+
+int report_has_acc_sweep(const Ablation *a) {
+    double v;
+    for (size_t j = a->n_main; j < a->n_group; j++)
+        if (a->group[j].n_finished && isfinite(a->group[j].acc.mean) && sweep_number(&a->group[j], &v)) return 1;
+    return 0;
+}
+
+void report_acc_sweep_fprint(const Ablation *a, FILE *out) {
+    size_t n = a->n_main, cells = a->n_group - a->n_main;
+    SvgSeries *s = xcalloc(n + 1, sizeof *s);
+    SvgBand *band = xcalloc(n + 1, sizeof *band);
+    double *buf = xcalloc(4 * n * (cells + 1) + 1, sizeof(double));
+    size_t ns = 0;
+    for (size_t i = 0; i < n; i++) {  // one series per config of the main comparison, over its sweep cells
+        double *x = buf + 4 * ns * (cells + 1), *y = x + cells + 1, *lo = y + cells + 1, *hi = lo + cells + 1;
+        size_t m = 0;
+        for (size_t j = n; j < a->n_group; j++) {
+            const GroupStats *g = &a->group[j];
+            double v;
+            if (strcmp(group_name(a, g), group_name(a, &a->group[i])) || !sweep_number(g, &v) ||
+                !isfinite(g->acc.mean))
+                continue;
+            x[m] = v;
+            y[m] = g->acc.mean;
+            lo[m] = INFINITY, hi[m] = -INFINITY;
+            for (int r = 0; r < g->n_runs; r++) {
+                const RunResult *run = &a->run[g->runs[r]];
+                if (run->state != RUN_FINISHED) continue;
+                lo[m] = fmin(lo[m], run->val_acc);
+                hi[m] = fmax(hi[m], run->val_acc);
+            }
+            m++;
+        }
+        if (!m) continue;
+        s[ns] = (SvgSeries){.label = a->group[i].label, .x = x, .y = y, .n = m, .color = (int)i + 1};
+        band[ns] = (SvgBand){lo, hi};
+        ns++;
+    }
+    const char *key = cells ? a->group[n].sweep_key : "";
+    char title[300];
+    snprintf(title, sizeof title, "Final validation accuracy against %s (mean, min-max band over seeds)", key);
+    SvgChart c = {.title = title, .xlabel = key, .ylabel = "val accuracy"};
+    svg_band_chart_fprint(out, &c, NULL, s, band, ns);
+    free(buf);
+    free(s);
+    free(band);
 }
 
 static int diff_curves(const Ablation *a, const char *path) {

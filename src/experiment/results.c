@@ -44,6 +44,11 @@ static int load_curves(RunResult *r, const MetricsTable *t) {
         r->train[i] = t->v[i * t->cols + (size_t)ct];
         r->val[i] = t->v[i * t->cols + (size_t)cv];
     }
+    int ca = metrics_col(t, "val_acc");  // only the recall task logs it
+    if (ca >= 0) {
+        r->acc = xcalloc(t->rows + 1, sizeof(double));
+        for (size_t i = 0; i < t->rows; i++) r->acc[i] = t->v[i * t->cols + (size_t)ca];
+    }
     return 0;
 }
 
@@ -150,7 +155,35 @@ static PairedDiff paired(const Ablation *a, const GroupStats *base, const GroupS
     return d;
 }
 
-// Mean curve with a min-max band over the finished runs, at the rows whose
+// The runs' series that a curve is drawn from.
+typedef const double *(*Curve)(const RunResult *r);
+static const double *c_val(const RunResult *r) { return r->val; }
+static const double *c_acc(const RunResult *r) { return r->acc; }
+
+// Per row k of g->step: mean and min-max of curve c over the finished runs,
+// NaN where a run logged another step there or has no finite value.
+static void band_curve(const Ablation *a, const GroupStats *g, Curve c, double *mean, double *lo, double *hi) {
+    for (size_t k = 0; k < g->points; k++) {
+        double sum = 0, l = INFINITY, h = -INFINITY;
+        int n = 0, all = 1;
+        for (int i = 0; i < g->n_runs && all; i++) {
+            const RunResult *r = &a->run[g->runs[i]];
+            if (r->state != RUN_FINISHED) continue;
+            all = k < r->points && r->step[k] == g->step[k] && c(r);
+            if (!all || !isfinite(c(r)[k])) continue;
+            sum += c(r)[k];
+            l = fmin(l, c(r)[k]);
+            h = fmax(h, c(r)[k]);
+            n++;
+        }
+        int ok = all && n == g->n_finished;
+        mean[k] = ok ? sum / n : NAN;
+        lo[k] = ok ? l : NAN;
+        hi[k] = ok ? h : NAN;
+    }
+}
+
+// Mean curves with a min-max band over the finished runs, at the rows whose
 // step all of them logged (the same config logs the same steps).
 static void group_curves(const Ablation *a, GroupStats *g) {
     const RunResult *first = NULL;
@@ -165,30 +198,23 @@ static void group_curves(const Ablation *a, GroupStats *g) {
     g->val_hi = xcalloc(n + 1, sizeof(double));
     g->train_mean = xcalloc(n + 1, sizeof(double));
     for (size_t k = 0; k < n; k++) {
-        double vs = 0, lo = INFINITY, hi = -INFINITY, ts = 0;
-        int nv = 0, nt = 0, all = 1;
-        for (int i = 0; i < g->n_runs; i++) {
+        double ts = 0;
+        int nt = 0, all = 1;
+        for (int i = 0; i < g->n_runs && all; i++) {
             const RunResult *r = &a->run[g->runs[i]];
             if (r->state != RUN_FINISHED) continue;
-            if (k >= r->points || r->step[k] != first->step[k]) {
-                all = 0;
-                break;
-            }
-            if (isfinite(r->val[k])) {
-                vs += r->val[k];
-                lo = fmin(lo, r->val[k]);
-                hi = fmax(hi, r->val[k]);
-                nv++;
-            }
-            if (isfinite(r->train[k])) ts += r->train[k], nt++;
+            all = k < r->points && r->step[k] == first->step[k];
+            if (all && isfinite(r->train[k])) ts += r->train[k], nt++;
         }
         g->step[k] = first->step[k];
-        int ok = all && nv == g->n_finished;
-        g->val_mean[k] = ok ? vs / nv : NAN;
-        g->val_lo[k] = ok ? lo : NAN;
-        g->val_hi[k] = ok ? hi : NAN;
         g->train_mean[k] = all && nt == g->n_finished ? ts / nt : NAN;
     }
+    band_curve(a, g, c_val, g->val_mean, g->val_lo, g->val_hi);
+    if (!first->acc) return;
+    g->acc_mean = xcalloc(n + 1, sizeof(double));
+    g->acc_lo = xcalloc(n + 1, sizeof(double));
+    g->acc_hi = xcalloc(n + 1, sizeof(double));
+    band_curve(a, g, c_acc, g->acc_mean, g->acc_lo, g->acc_hi);
 }
 
 // Per step, the paired difference to the baseline: the seed-to-seed offset
@@ -368,6 +394,7 @@ void ablation_free(Ablation *a) {
         free(a->run[i].step);
         free(a->run[i].train);
         free(a->run[i].val);
+        free(a->run[i].acc);
     }
     for (size_t i = 0; i < a->n_group; i++) {
         GroupStats *g = &a->group[i];
@@ -377,6 +404,9 @@ void ablation_free(Ablation *a) {
         free(g->val_lo);
         free(g->val_hi);
         free(g->train_mean);
+        free(g->acc_mean);
+        free(g->acc_lo);
+        free(g->acc_hi);
         free(g->dval_mean);
         free(g->dval_lo);
         free(g->dval_hi);

@@ -31,6 +31,7 @@ typedef struct {
     unsigned long long batch_hash;
     size_t points;             // logged rows
     double *step, *train, *val;  // (points) the curves; val is NaN between evaluations
+    double *acc;                 // (points) val accuracy (recall; NULL for text), NaN between evaluations
 } RunResult;
 
 typedef struct {
@@ -50,6 +51,7 @@ typedef struct {
     // curves over the finished runs, on the steps of the first of them
     size_t points;
     double *step, *val_mean, *val_lo, *val_hi, *train_mean;  // (points)
+    double *acc_mean, *acc_lo, *acc_hi;  // (points) val accuracy, recall only (else NULL)
     // val loss minus the baseline's with the same seed, at each step: mean and
     // min-max over the paired seeds (NULL for the baseline and sweep cells)
     double *dval_mean, *dval_lo, *dval_hi;  // (points)

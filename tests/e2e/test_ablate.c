@@ -68,7 +68,9 @@ static void test_three_way_report(void) {
     size_t svgs = 0, tables = 0;
     for (char *p = strstr(h, "<svg"); p; p = strstr(p + 1, "<svg")) svgs++;
     for (char *p = strstr(h, "<table>"); p; p = strstr(p + 1, "<table>")) tables++;
-    CHECK(svgs == 5);     // loss zoomed and full, loss by position, λ horizons, memory
+    CHECK(svgs == 6);     // loss zoomed and full, paired difference, loss by position, λ horizons, memory
+    CHECK(strstr(h, "Val loss minus softmax&#39;s, same seed") != NULL);  // the difference chart, baseline softmax
+    CHECK(!strstr(h, "Recall accuracy") && !strstr(h, "val accuracy"));  // text runs log no accuracy
     CHECK(tables == 4);   // main, paired differences, memory, every run
     CHECK(strstr(h, "<td>linear_decay</td>") != NULL);
     CHECK(!strstr(h, "<script") && !strstr(h, "src=") && !strstr(h, "href=") && !strstr(h, "@import"));
@@ -144,6 +146,76 @@ static void test_sweep_table(void) {
     CHECK(file_exists(rep));
 }
 
+// The chart in page h whose title starts with `title`: its y tick labels (the
+// right-aligned texts) into y[], its x tick labels into x[]; the counts, or -1
+// when there is no such chart or it says "no data".
+static int chart_ticks(const char *h, const char *title, double *x, int *nx, double *y, int *ny) {
+    const char *p = strstr(h, title), *end = p ? strstr(p, "</svg>") : NULL;
+    if (!end) return -1;
+    *nx = *ny = 0;
+    for (const char *q = p; (q = strstr(q, "<text ")) && q < end; q++) {
+        const char *gt = strchr(q, '>');
+        char *num_end;
+        double v = strtod(gt + 1, &num_end);
+        if (num_end == gt + 1 || *num_end != '<') continue;  // an axis or legend label
+        const char *anchor = strstr(q, "text-anchor=\"");
+        if (anchor && anchor < gt && !strncmp(anchor + 13, "end\"", 4)) {
+            if (*ny < 32) y[(*ny)++] = v;
+        } else if (*nx < 32) {
+            x[(*nx)++] = v;
+        }
+    }
+    const char *nd = strstr(p, ">no data<");
+    return nd && nd < end ? -1 : 0;
+}
+
+static void write_recall_cfg(const char *file, const char *name, const char *kind) {
+    char p[512], text[2048];
+    tpath(p, sizeof p, file);
+    snprintf(text, sizeof text,
+             "[run]\nname = %s\nseed = 3\n[data]\ntask = recall\nvocab = 16\npairs = 2\nval_examples = 50\n"
+             "[model]\nlayers = 1\nheads = 2\nd_model = 16\nblock_size = 16\n[attention]\nkind = %s\n"
+             "[train]\nsteps = 12\nbatch_size = 3\nwarmup = 2\neval_every = 6\neval_batches = 2\n"
+             "log_every = 3\ncheckpoint_every = 6\n",
+             name, kind);
+    write_text(p, text);
+}
+
+// A recall ablation with a sweep: report.html draws validation accuracy
+// against step and against the swept value, on an accuracy scale (a chart fed
+// the loss, ~ln 16 = 2.8 nats here, would have ticks above 1).
+static void test_recall_report_charts(void) {
+    char a[512], b[512], out[512], rep[600];
+    write_recall_cfg("rl.ini", "rl", "linear");
+    write_recall_cfg("rd.ini", "rd", "delta");
+    tpath(a, sizeof a, "rl.ini");
+    tpath(b, sizeof b, "rd.ini");
+    tpath(out, sizeof out, "abl_recall");
+    char *argv[] = {"ablate", a, b, "--seeds", "2", "--sweep", "data.pairs=2,3", "--out", out, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+    snprintf(rep, sizeof rep, "%s/report.html", out);
+    char *h = read_all(rep, NULL);
+    CHECK(h != NULL);
+    if (!h) return;
+    size_t svgs = 0;
+    for (char *p = strstr(h, "<svg"); p; p = strstr(p + 1, "<svg")) svgs++;
+    CHECK(svgs == 8);  // the text report's 6, accuracy against step, accuracy against pairs
+    double x[32], y[32];
+    int nx, ny;
+    CHECK(chart_ticks(h, "Validation accuracy (mean of 2 seeds", x, &nx, y, &ny) == 0);
+    CHECK(ny >= 2 && nx >= 2);
+    for (int i = 0; i < ny; i++) CHECK(y[i] >= -0.2 && y[i] <= 1.2);
+    CHECK(x[0] <= 0 && x[nx - 1] >= 12);  // steps 0 .. 12
+    CHECK(chart_ticks(h, "Final validation accuracy against data.pairs", x, &nx, y, &ny) == 0);
+    CHECK(ny >= 2 && nx >= 2);
+    for (int i = 0; i < ny; i++) CHECK(y[i] >= -0.2 && y[i] <= 1.2);
+    CHECK(x[0] <= 2 && x[nx - 1] >= 3);  // the swept values 2 and 3
+    CHECK(strstr(h, "Val loss minus linear&#39;s") != NULL);
+    free(h);
+}
+
 static void test_usage_errors(void) {
     char a[512];
     tpath(a, sizeof a, "s.ini");
@@ -164,6 +236,7 @@ int main(void) {
     TEST(test_delta_in_ablation);
     TEST(test_report_flags_different_batches);
     TEST(test_sweep_table);
+    TEST(test_recall_report_charts);
     TEST(test_usage_errors);
     e2e_teardown();
     return test_summary();

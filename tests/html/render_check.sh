@@ -5,7 +5,8 @@
 # corpus) with the binary LMTRAIN, then opens what it wrote in headless
 # Chromium (Debian's `chromium`):
 #   - report.html: the DOM the browser built must hold every table and chart
-#     the file has (5 inline <svg>, at least 4 <table>) and no XML parse error;
+#     the file has (6 inline <svg>: loss zoomed and full, paired difference, loss by
+#     position, λ horizons, memory; at least 4 <table>) and no XML parse error;
 #     a full-page screenshot must not be blank (a blank page is a few KiB);
 #   - every standalone SVG the ablation wrote must parse as XML (a browser
 #     shows "parsererror" for a broken one).
@@ -62,7 +63,7 @@ run_browser --dump-dom "file://$tmp/abl/report.html" > "$tmp/dom.html" || { cat 
 svgs=$(grep -o '<svg' "$tmp/dom.html" | wc -l)
 tables=$(grep -o '<table' "$tmp/dom.html" | wc -l)
 want_svgs=$(grep -o '<svg' "$tmp/abl/report.html" | wc -l)
-[ "$svgs" -eq "$want_svgs" ] && [ "$svgs" -ge 5 ] || { echo "render_check: report.html: $svgs charts rendered, the file has $want_svgs (want 5)"; fail=1; }
+[ "$svgs" -eq "$want_svgs" ] && [ "$svgs" -ge 6 ] || { echo "render_check: report.html: $svgs charts rendered, the file has $want_svgs (want 6)"; fail=1; }
 [ "$tables" -ge 4 ] || { echo "render_check: report.html: $tables tables rendered (want 4 or more)"; fail=1; }
 if grep -q parsererror "$tmp/dom.html"; then echo "render_check: report.html: parse error"; fail=1; fi
 if grep -q -i '<script\|src=\|@import\|url(http' "$tmp/abl/report.html"; then
