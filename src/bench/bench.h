@@ -100,6 +100,18 @@ extern const BenchSize BENCH_SIZES[BENCH_N_SIZES];
 // "baby L4 H4 C128 T64 B12"
 void bench_size_label(char *buf, size_t cap, const BenchSize *s);
 
+// One measurement of the train and profile parts: a kind at a model size.
+typedef struct {
+    const BenchOpts *o;
+    const char *kind;
+    const BenchSize *size;
+} BenchSizeJob;
+
+// The next (size, kind) the options select, sizes outer and kinds inner: fills
+// *j and `label` (bench_size_label) and returns 1; 0 when none are left.
+// Start with *at = 0.
+int bench_next_size_job(const BenchOpts *o, size_t *at, BenchSizeJob *j, char *label, size_t cap);
+
 // A model of one size and kind, its AdamW and its graph, fed a fixed batch of
 // random tokens (a step's cost does not depend on the token values).
 typedef struct {

@@ -84,12 +84,6 @@ static void node_work(const Node *n, int dir, const BenchFlops *f, const Model *
 // ---- the measuring child -------------------------------------------------------
 
 typedef struct {
-    const BenchOpts *o;
-    const char *kind;
-    const BenchSize *size;
-} ProfJob;
-
-typedef struct {
     double wall, cpu;
 } Clock2;
 
@@ -108,7 +102,7 @@ static void row_add(double *out, int row, Clock2 a, double wait0) {
 }
 
 static int profile_child(void *ctx, double *out) {
-    const ProfJob *j = ctx;
+    const BenchSizeJob *j = ctx;
     pool_init(j->o->threads);
     BenchTrainer x;
     bench_trainer_init(&x, j->size, j->kind);
@@ -228,43 +222,39 @@ int bench_part_profile(const BenchOpts *o) {
            "  time; wait: of that, the caller waiting for pool workers. GB/s: bytes an element-wise op must\n"
            "  move; %% bw: over the 1-thread DRAM read bandwidth (%.1f GB/s; data in cache can beat it).\n",
            o->threads, o->peak_1, o->mem_gbs);
-    for (size_t si = 0; si < BENCH_N_SIZES; si++) {
-        if (!(o->sizes & (1 << si))) continue;
-        const BenchSize *s = &BENCH_SIZES[si];
-        char label[64];
-        bench_size_label(label, sizeof label, s);
-        for (int k = 0; k < o->n_kinds; k++) {
-            ProfJob j = {.o = o, .kind = o->kinds[k], .size = s};
-            BenchResult r;
-            printf("\n  %s, %s\n", label, o->kinds[k]);
-            if (bench_in_child(profile_child, &j, &r)) {
-                printf("  failed: %s\n", err_msg());
-                continue;
-            }
-            const double *v = r.out;
-            double step = v[OUT_STEP_WALL];
-            printf("  %-15s %-4s %7s %9s %9s %7s %8s %6s %7s %6s\n", "op", "dir", "% step", "cpu ms", "wall ms",
-                   "wait", "GFLOP/s", "% busy", "GB/s", "% bw");
-            double sum[N_FIELDS] = {0};
-            for (int row = 0; row < N_ROWS; row++) {
-                const double *x = v + row * N_FIELDS;
-                for (int fi = 0; fi < N_FIELDS; fi++)
-                    if (!isnan(x[fi])) sum[fi] += x[fi];  // NaN: attention FLOPs of an unmodelled kind
-                if (x[F_WALL] == 0 && x[F_FLOPS] == 0) continue;  // a role this model does not have
-                const char *dir, *name = row_name(row, &dir);
-                print_row(a.f, o, s->name, o->kinds[k], name, dir, x, v[OUT_STEP_CPU]);
-            }
-            double untimed[N_FIELDS] = {0};
-            untimed[F_WALL] = step - sum[F_WALL];
-            untimed[F_CPU] = v[OUT_STEP_CPU] - sum[F_CPU];
-            print_row(a.f, o, s->name, o->kinds[k], "between ops", "step", untimed, v[OUT_STEP_CPU]);
-            double all[N_FIELDS] = {step, v[OUT_STEP_CPU], sum[F_WAIT], sum[F_FLOPS], 0};
-            print_row(a.f, o, s->name, o->kinds[k], "whole step", "step", all, v[OUT_STEP_CPU]);
-            printf("  pool waits: %.3f ms of %.3f ms (%.1f%%); CPU %.3f ms/step; %d steps profiled\n",
-                   sum[F_WAIT] * 1e3, step * 1e3, 100.0 * sum[F_WAIT] / step, v[OUT_STEP_CPU] * 1e3,
-                   (int)v[OUT_STEPS]);
-            fflush(stdout);
+    BenchSizeJob j;
+    char label[64];
+    for (size_t at = 0; bench_next_size_job(o, &at, &j, label, sizeof label);) {
+        const BenchSize *s = j.size;
+        BenchResult r;
+        printf("\n  %s, %s\n", label, j.kind);
+        if (bench_in_child(profile_child, &j, &r)) {
+            printf("  failed: %s\n", err_msg());
+            continue;
         }
+        const double *v = r.out;
+        double step = v[OUT_STEP_WALL];
+        printf("  %-15s %-4s %7s %9s %9s %7s %8s %6s %7s %6s\n", "op", "dir", "% step", "cpu ms", "wall ms",
+               "wait", "GFLOP/s", "% busy", "GB/s", "% bw");
+        double sum[N_FIELDS] = {0};
+        for (int row = 0; row < N_ROWS; row++) {
+            const double *x = v + row * N_FIELDS;
+            for (int fi = 0; fi < N_FIELDS; fi++)
+                if (!isnan(x[fi])) sum[fi] += x[fi];  // NaN: attention FLOPs of an unmodelled kind
+            if (x[F_WALL] == 0 && x[F_FLOPS] == 0) continue;  // a role this model does not have
+            const char *dir, *name = row_name(row, &dir);
+            print_row(a.f, o, s->name, j.kind, name, dir, x, v[OUT_STEP_CPU]);
+        }
+        double untimed[N_FIELDS] = {0};
+        untimed[F_WALL] = step - sum[F_WALL];
+        untimed[F_CPU] = v[OUT_STEP_CPU] - sum[F_CPU];
+        print_row(a.f, o, s->name, j.kind, "between ops", "step", untimed, v[OUT_STEP_CPU]);
+        double all[N_FIELDS] = {step, v[OUT_STEP_CPU], sum[F_WAIT], sum[F_FLOPS], 0};
+        print_row(a.f, o, s->name, j.kind, "whole step", "step", all, v[OUT_STEP_CPU]);
+        printf("  pool waits: %.3f ms of %.3f ms (%.1f%%); CPU %.3f ms/step; %d steps profiled\n",
+               sum[F_WAIT] * 1e3, step * 1e3, 100.0 * sum[F_WAIT] / step, v[OUT_STEP_CPU] * 1e3,
+               (int)v[OUT_STEPS]);
+        fflush(stdout);
     }
     printf("\n");
     return atomic_commit(&a);

@@ -27,12 +27,6 @@ enum { OUT_MEDIAN = BENCH_OUT_MEDIAN, OUT_MIN = BENCH_OUT_MIN, OUT_MAX = BENCH_O
        OUT_CPU = BENCH_OUT_CPU, OUT_CPU_MEDIAN = BENCH_OUT_CPU_MEDIAN, OUT_DENSE = BENCH_OUT_TIME_N, OUT_ATTN,
        OUT_PARAMS, OUT_ALLOC };
 
-typedef struct {
-    const BenchOpts *o;
-    const char *kind;
-    const BenchSize *size;
-} TrainJob;
-
 void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind) {
     memset(x, 0, sizeof *x);
     bench_config(&x->c, kind, s->layers, s->heads, s->d_model, s->block_size, s->batch_size, POS_LEARNED);
@@ -55,6 +49,19 @@ void bench_size_label(char *buf, size_t cap, const BenchSize *s) {
              s->batch_size);
 }
 
+int bench_next_size_job(const BenchOpts *o, size_t *at, BenchSizeJob *j, char *label, size_t cap) {
+    size_t nk = o->n_kinds > 0 ? (size_t)o->n_kinds : 0;
+    while (nk && *at < BENCH_N_SIZES * nk) {
+        size_t si = *at / nk, k = *at % nk;
+        ++*at;
+        if (!(o->sizes & (1 << si))) continue;
+        *j = (BenchSizeJob){.o = o, .kind = o->kinds[k], .size = &BENCH_SIZES[si]};
+        bench_size_label(label, cap, j->size);
+        return 1;
+    }
+    return 0;
+}
+
 static void train_step(void *ctx) {
     BenchTrainer *x = ctx;
     graph_forward_backward(&x->g, &x->m);
@@ -63,7 +70,7 @@ static void train_step(void *ctx) {
 }
 
 static int train_child(void *ctx, double *out) {
-    const TrainJob *j = ctx;
+    const BenchSizeJob *j = ctx;
     pool_init(j->o->threads);
     BenchTrainer x;
     bench_trainer_init(&x, j->size, j->kind);
@@ -104,60 +111,56 @@ int bench_part_train(const BenchOpts *o) {
                           : "");
     printf("  %-26s %-13s %9s %10s %8s %7s %10s %5s %5s %7s %10s %8s\n", "config", "kind", "tokens/s", "MFLOP/tok",
            "GFLOP/s", "% peak", "step ms", "n", "cpu%", "% busy", "peak RSS", o->threads > 1 ? "thr eff" : "");
-    for (size_t si = 0; si < BENCH_N_SIZES; si++) {
-        if (!(o->sizes & (1 << si))) continue;
-        const BenchSize *s = &BENCH_SIZES[si];
-        char label[64];
-        bench_size_label(label, sizeof label, s);
-        for (int k = 0; k < o->n_kinds; k++) {
-            TrainJob j = {.o = o, .kind = o->kinds[k], .size = s};
-            BenchResult r;
-            if (bench_in_child(train_child, &j, &r)) {
-                printf("  %-26s %-13s failed: %s\n", label, o->kinds[k], err_msg());
-                fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,,,,,,\n", s->name, o->kinds[k], s->layers,
-                        s->heads, s->d_model, s->block_size, s->batch_size);
-                continue;
-            }
-            const double *v = r.out;
-            double tokens = (double)s->block_size * s->batch_size;
-            double tok_s = tokens / v[OUT_MEDIAN];
-            double flops = v[OUT_DENSE] + v[OUT_ATTN];
-            double gflops = flops * tok_s * 1e-9;
-            double pct = o->peak_all > 0 ? 100.0 * gflops / o->peak_all : NAN;
-            double per_thread_peak = o->peak_all / o->threads;
-            double busy = o->peak_all > 0 ? 100.0 * flops * tokens / v[OUT_CPU_MEDIAN] * 1e-9 / per_thread_peak
-                                          : NAN;
-            char rss[32];
-            format_bytes(rss, sizeof rss, r.peak_rss);
-            // the same step on one thread: tokens per CPU-second should not fall with more threads
-            double per_cpu = tokens / v[OUT_CPU_MEDIAN], per_cpu_1 = NAN;
-            if (o->threads > 1) {
-                BenchOpts one = *o;
-                one.threads = 1;
-                TrainJob j1 = {.o = &one, .kind = o->kinds[k], .size = s};
-                BenchResult r1;
-                if (!bench_in_child(train_child, &j1, &r1)) per_cpu_1 = tokens / r1.out[OUT_CPU_MEDIAN];
-            }
-            char eff[16] = "";
-            if (!isnan(per_cpu_1)) snprintf(eff, sizeof eff, "%.0f%%", 100.0 * per_cpu / per_cpu_1);
-            // a kind whose attention FLOPs bench_flops.c does not model gets "n/a", not a guess
-            char mf[16] = "n/a", gf[16] = "n/a", pc[16] = "n/a", bz[16] = "n/a";
-            if (!isnan(flops)) {
-                snprintf(mf, sizeof mf, "%.2f", flops * 1e-6);
-                snprintf(gf, sizeof gf, "%.1f", gflops);
-                snprintf(pc, sizeof pc, "%.1f%%", pct);
-                snprintf(bz, sizeof bz, "%.1f%%", busy);
-            }
-            printf("  %-26s %-13s %9.0f %10s %8s %7s %10.2f %5d %4.0f%% %7s %10s %8s\n", label, o->kinds[k], tok_s,
-                   mf, gf, pc, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], bz, rss, eff);
-            fflush(stdout);
-            fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.6g,%.2f,"
-                         "%.0f,%.0f,%.1f,%.1f,%.4f\n",
-                    s->name, o->kinds[k], s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
-                    v[OUT_PARAMS], (int)v[OUT_REPS], v[OUT_MEDIAN], v[OUT_MIN], v[OUT_MAX], tok_s,
-                    v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, v[OUT_CPU], v[OUT_CPU_MEDIAN], busy,
-                    r.peak_rss, v[OUT_ALLOC], per_cpu, per_cpu_1, per_cpu / per_cpu_1);
+    BenchSizeJob j;
+    char label[64];
+    for (size_t at = 0; bench_next_size_job(o, &at, &j, label, sizeof label);) {
+        const BenchSize *s = j.size;
+        BenchResult r;
+        if (bench_in_child(train_child, &j, &r)) {
+            printf("  %-26s %-13s failed: %s\n", label, j.kind, err_msg());
+            fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,,,,,,\n", s->name, j.kind, s->layers,
+                    s->heads, s->d_model, s->block_size, s->batch_size);
+            continue;
         }
+        const double *v = r.out;
+        double tokens = (double)s->block_size * s->batch_size;
+        double tok_s = tokens / v[OUT_MEDIAN];
+        double flops = v[OUT_DENSE] + v[OUT_ATTN];
+        double gflops = flops * tok_s * 1e-9;
+        double pct = o->peak_all > 0 ? 100.0 * gflops / o->peak_all : NAN;
+        double per_thread_peak = o->peak_all / o->threads;
+        double busy = o->peak_all > 0 ? 100.0 * flops * tokens / v[OUT_CPU_MEDIAN] * 1e-9 / per_thread_peak
+                                      : NAN;
+        char rss[32];
+        format_bytes(rss, sizeof rss, r.peak_rss);
+        // the same step on one thread: tokens per CPU-second should not fall with more threads
+        double per_cpu = tokens / v[OUT_CPU_MEDIAN], per_cpu_1 = NAN;
+        if (o->threads > 1) {
+            BenchOpts one = *o;
+            one.threads = 1;
+            BenchSizeJob j1 = {.o = &one, .kind = j.kind, .size = s};
+            BenchResult r1;
+            if (!bench_in_child(train_child, &j1, &r1)) per_cpu_1 = tokens / r1.out[OUT_CPU_MEDIAN];
+        }
+        char eff[16] = "";
+        if (!isnan(per_cpu_1)) snprintf(eff, sizeof eff, "%.0f%%", 100.0 * per_cpu / per_cpu_1);
+        // a kind whose attention FLOPs bench_flops.c does not model gets "n/a", not a guess
+        char mf[16] = "n/a", gf[16] = "n/a", pc[16] = "n/a", bz[16] = "n/a";
+        if (!isnan(flops)) {
+            snprintf(mf, sizeof mf, "%.2f", flops * 1e-6);
+            snprintf(gf, sizeof gf, "%.1f", gflops);
+            snprintf(pc, sizeof pc, "%.1f%%", pct);
+            snprintf(bz, sizeof bz, "%.1f%%", busy);
+        }
+        printf("  %-26s %-13s %9.0f %10s %8s %7s %10.2f %5d %4.0f%% %7s %10s %8s\n", label, j.kind, tok_s,
+               mf, gf, pc, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], bz, rss, eff);
+        fflush(stdout);
+        fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.6g,%.2f,"
+                     "%.0f,%.0f,%.1f,%.1f,%.4f\n",
+                s->name, j.kind, s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
+                v[OUT_PARAMS], (int)v[OUT_REPS], v[OUT_MEDIAN], v[OUT_MIN], v[OUT_MAX], tok_s,
+                v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, v[OUT_CPU], v[OUT_CPU_MEDIAN], busy,
+                r.peak_rss, v[OUT_ALLOC], per_cpu, per_cpu_1, per_cpu / per_cpu_1);
     }
     printf("\n");
     return atomic_commit(&a);
