@@ -149,10 +149,8 @@ static void csv_position(FILE *f, const char *kind, int position, const double *
 }
 
 int bench_part_generate(const BenchOpts *o) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/generate.csv", o->out);
     AtomicFile a;
-    int rc = atomic_open(&a, path);
+    int rc = atomic_open_in(&a, o->out, "generate.csv");
     if (rc) return rc;
     fprintf(a.f, "kind,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,"
                  "bytes_per_token,gbs_cpu,how\n");

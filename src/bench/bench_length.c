@@ -211,10 +211,8 @@ static size_t flop_crossover(const char *ref, const char *kind) {
 }
 
 static int write_csv(const BenchOpts *o, const Point *pts) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/cost_vs_length.csv", o->out);
     AtomicFile a;
-    int rc = atomic_open(&a, path);
+    int rc = atomic_open_in(&a, o->out, "cost_vs_length.csv");
     if (rc) return rc;
     fprintf(a.f, "kind,seq_len,status,reps,step_s_median,step_s_min,step_s_max,us_per_token,tokens_per_s,"
                  "gflops,cpu_share,cpu_us_per_token,peak_rss_bytes,alloc_bytes,note\n");

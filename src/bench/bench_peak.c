@@ -72,10 +72,8 @@ int bench_part_peak(BenchOpts *o) {
     printf("  %-12d %18.1f %18.1f%s\n", o->threads, ra.out[0], ra.out[1],
            started < o->threads ? "  (the pool could not start every thread)" : "");
 
-    char path[4200];
-    snprintf(path, sizeof path, "%s/peak.csv", o->out);
     AtomicFile a;
-    if ((rc = atomic_open(&a, path))) return rc;
+    if ((rc = atomic_open_in(&a, o->out, "peak.csv"))) return rc;
     fprintf(a.f, "isa,threads,gflops_cpu_time,gflops_wall\n");
     fprintf(a.f, "%s,1,%.2f,%.2f\n", peak_isa(), r1.out[0], r1.out[1]);
     fprintf(a.f, "%s,%d,%.2f,%.2f\n", peak_isa(), o->threads, ra.out[0], ra.out[1]);
@@ -84,8 +82,7 @@ int bench_part_peak(BenchOpts *o) {
     printf("  memory read bandwidth, 1 thread (sum of a 256 MiB buffer, best of %d): %.1f GB/s\n"
            "  the same from cache (an 8 MiB buffer: past L2, in L3 on most machines): %.1f GB/s\n\n",
            bw_trials, o->mem_gbs, rb.out[1]);
-    snprintf(path, sizeof path, "%s/membw.csv", o->out);
-    if ((rc = atomic_open(&a, path))) return rc;
+    if ((rc = atomic_open_in(&a, o->out, "membw.csv"))) return rc;
     fprintf(a.f, "threads,bytes,read_gbs\n1,%zu,%.2f\n1,%zu,%.2f\n", BW_BYTES, o->mem_gbs, BW_CACHE_BYTES,
             rb.out[1]);
     return atomic_commit(&a);

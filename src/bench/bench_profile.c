@@ -209,10 +209,8 @@ static void print_row(FILE *csv, const BenchOpts *o, const char *label, const ch
 }
 
 int bench_part_profile(const BenchOpts *o) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/profile.csv", o->out);
     AtomicFile a;
-    int rc = atomic_open(&a, path);
+    int rc = atomic_open_in(&a, o->out, "profile.csv");
     if (rc) return rc;
     fprintf(a.f, "config,kind,threads,op,direction,cpu_ms_per_step,pct_of_step_cpu,wall_ms_per_step,pool_wait_ms,"
                  "flops_per_step,bytes_per_step,gflops,pct_busy,gbs,pct_of_membw\n");

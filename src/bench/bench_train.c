@@ -87,10 +87,8 @@ static int train_child(void *ctx, double *out) {
 }
 
 int bench_part_train(const BenchOpts *o) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/throughput.csv", o->out);
     AtomicFile a;
-    int rc = atomic_open(&a, path);
+    int rc = atomic_open_in(&a, o->out, "throughput.csv");
     if (rc) return rc;
     fprintf(a.f, "config,kind,layers,heads,d_model,block_size,batch_size,params,reps,step_s_median,"
                  "step_s_min,step_s_max,tokens_per_s,flops_per_token_dense,flops_per_token_attention,"

@@ -9,10 +9,8 @@
 #include "util/file_check.h"
 
 int eval_summary_write(const char *run_dir, const EvalSummary *e) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/eval/summary.txt", run_dir);
     AtomicFile a;
-    int rc = atomic_open(&a, path);
+    int rc = atomic_open_in(&a, run_dir, "eval/summary.txt");
     if (rc) return rc;
     // %.17g: the report's statistics use the exact value
     fprintf(a.f, "val_loss %.17g\ntokens %zu\nwindow %zu\nstep %llu\nbatch_fingerprint %016llx\n", e->loss,

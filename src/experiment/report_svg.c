@@ -212,9 +212,8 @@ static int diff_curves(const Ablation *a, const char *path) {
 
 int report_write(const Ablation *a, const char *dir) {
     char path[4200];
-    snprintf(path, sizeof path, "%s/report.md", dir);
     AtomicFile f;
-    int rc = atomic_open(&f, path);
+    int rc = atomic_open_in(&f, dir, "report.md");
     if (rc) return rc;
     report_markdown(a, f.f);
     if ((rc = atomic_commit(&f))) return rc;
@@ -224,8 +223,7 @@ int report_write(const Ablation *a, const char *dir) {
     if ((rc = curves(a, path, 1))) return rc;
     snprintf(path, sizeof path, "%s/curves_diff.svg", dir);
     if (a->n_main > 1 && (rc = diff_curves(a, path))) return rc;
-    snprintf(path, sizeof path, "%s/report.html", dir);
-    if ((rc = atomic_open(&f, path))) return rc;
+    if ((rc = atomic_open_in(&f, dir, "report.html"))) return rc;
     report_html(a, f.f);
     return atomic_commit(&f);
 }

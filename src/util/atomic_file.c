@@ -186,6 +186,12 @@ int atomic_open(AtomicFile *a, const char *path) {
     return 0;
 }
 
+int atomic_open_in(AtomicFile *a, const char *dir, const char *name) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return atomic_open(a, path);
+}
+
 int atomic_commit(AtomicFile *a) {
     if (!a->f) return err_set(ERR_RUNTIME, "%s: atomic_commit on a file that is not open", a->path ? a->path : "?");
     int bad = ferror(a->f);

@@ -48,6 +48,8 @@ typedef struct {
 } AtomicFile;
 
 int atomic_open(AtomicFile *a, const char *path);
+// atomic_open of DIR/NAME (NAME may hold folders: "eval/summary.txt")
+int atomic_open_in(AtomicFile *a, const char *dir, const char *name);
 // Writes the buffered text to `path` atomically; always releases `a`.
 int atomic_commit(AtomicFile *a);
 // Discards the buffered text; `path` is not touched. Safe on a zeroed struct.
