@@ -11,13 +11,14 @@
 //   normalize     true: normalise φ(q) and φ(k) as key_norm says; both bound
 //                 ‖k̂‖ ≤ 1, which keeps the delta update contractive.
 //   key_norm      sum: divide by Σφ + eps (Schlag et al. 2021; needs φ >= 0).
-//                 l2: divide by sqrt(Σφ² + eps) (DeltaNet, Yang et al. 2024):
+//                 l2 (the default, with φ = identity unless feature_map is
+//                 given): divide by sqrt(Σφ² + eps) (DeltaNet, Yang et al. 2024):
 //                 ‖k̂‖ ≈ 1, so β = 1 overwrites what k̂ reads exactly, and any
 //                 φ works (identity included).
 //                 false: k̂ = φ(k), q̂ = φ(q) raw; stable only while
 //                 β‖φ(k)‖² < 2 — for experiments, not for training by default.
 //                 There is no separate read-out normaliser: the sum-normalised
-//                 q̂ plays that role (so identity φ needs normalize = false).
+//                 q̂ plays that role (so identity φ needs key_norm = l2 or normalize = false).
 //   eps           added to Σφ in both sum-normalisations.
 //   decay_init, decay_learnable
 //                 uses_decay = 1: one θ per head, λ = sigmoid(θ), initialised to
@@ -292,6 +293,9 @@ const AttnKind attn_delta = {
     .uses_decay = 1,
     .n_aux = 1,
     .uses_key_norm = 1,
+    // L2 keys with identity φ trained better than sum-normalised elu+1 keys on
+    // Shakespeare and on recall (docs/delta.md, docs/recall.md)
+    .default_key_norm = KEYNORM_L2,
     .data_decay = 1,
     .phi_normalizer = 1,
     .work_floats = delta_work_floats,
