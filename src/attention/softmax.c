@@ -305,6 +305,21 @@ static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos
     }
 }
 
+// After `have` tokens (1 <= have <= window) slots 0 .. have-1 hold them; after
+// `pos` the first min(pos, window) slots are in use. Those are filled with
+// copies of the `have` real entries, round the ring: a step reads as many
+// entries as it would at pos, and its cost does not depend on their values.
+static void sm_state_extend(const AttnConfig *c, float *state, size_t window, size_t have, size_t pos) {
+    const size_t H = (size_t)c->heads, dh = (size_t)c->dh, n = pos < window ? pos : window;
+    for (size_t h = 0; h < H; h++) {
+        float *K = state + h * 2 * window * dh, *V = K + window * dh;
+        for (size_t slot = have; slot < n; slot++) {
+            memcpy(K + slot * dh, K + (slot % have) * dh, dh * sizeof(float));
+            memcpy(V + slot * dh, V + (slot % have) * dh, dh * sizeof(float));
+        }
+    }
+}
+
 static size_t sm_memory_bytes(const AttnConfig *c, size_t len) {
     return 2 * (size_t)c->heads * len * (size_t)c->dh * sizeof(float);
 }
@@ -350,6 +365,7 @@ const AttnKind attn_softmax = {
     .state_floats = sm_state_floats,
     .state_reset = sm_state_reset,
     .step = sm_step,
+    .state_extend = sm_state_extend,
     .memory_bytes = sm_memory_bytes,
     .value_weights = softmax_value_weights,
     .weights_formula = "W[i, j] = softmax_j(q_i·k_j/√dh)",
