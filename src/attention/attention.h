@@ -96,6 +96,14 @@ typedef struct AttnKind {
                  const float *q, const float *k, const float *v, const float *aux,
                  const float *theta);
 
+    // For benchmarks at a far position (bench's generate part): make a state
+    // that has absorbed `have` tokens (1 <= have <= window) cost a step what it
+    // would after `pos` tokens (pos >= have), without stepping them: a cache
+    // repeats its entries until it holds as many as it would at pos. NULL for a
+    // kind whose state does not grow with the position (a step costs the same
+    // at any position).
+    void (*state_extend)(const AttnConfig *c, float *state, size_t window, size_t have, size_t pos);
+
     // Inference memory of one layer for a sequence of `len` tokens, in bytes:
     // the KV cache for softmax, the fixed state for fast-weight kinds.
     size_t (*memory_bytes)(const AttnConfig *c, size_t len);
