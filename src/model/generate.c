@@ -147,6 +147,16 @@ void generator_reset(Generator *g) {
 
 float *generator_layer_state(Generator *g, size_t l) { return g->state + l * g->state_floats; }
 
+int generator_extend(Generator *g, size_t pos) {
+    const Model *m = g->m;
+    if (!m->kind->state_extend || g->pos == 0 || pos < g->pos) return 0;
+    size_t have = g->pos < g->window ? g->pos : g->window;
+    for (size_t l = 0; l < m->L; l++)
+        m->kind->state_extend(&m->acfg, generator_layer_state(g, l), g->window, have, pos);
+    g->pos = pos;
+    return 1;
+}
+
 size_t generator_state_bytes_used(const Generator *g) {
     size_t len = g->pos < g->window ? g->pos : g->window;
     return model_inference_bytes(g->m, len);

@@ -105,6 +105,12 @@ void generator_reset(Generator *g);
 // the next token. The pointer is g->logits, overwritten by the next step.
 const float *generator_step(Generator *g, int token, size_t pos);
 
+// For benchmarks only: brings the generator from g->pos (>= 1) to position pos
+// as far as the cost of a step goes (AttnKind.state_extend: a KV cache is
+// filled with copies of its entries), without stepping. Returns 0 and changes
+// nothing if the kind has no such shortcut (its step costs the same anywhere).
+int generator_extend(Generator *g, size_t pos);
+
 // Attention state of layer l: (state_floats). Fast-weight kinds: per head S
 // (dh, dh) then z (dh); softmax: per head K (window, dh) then V (window, dh).
 float *generator_layer_state(Generator *g, size_t l);
