@@ -1,0 +1,53 @@
+// bf16.c — run-time detection of AVX-512 BF16 and the bulk conversion.
+#include "kernels/bf16.h"
+
+#include <stdlib.h>
+
+#if defined(BF16_HAVE_KERNELS)
+#include <cpuid.h>
+#include <immintrin.h>
+
+// cpuid leaf 7 sub-leaf 1, EAX bit 5: AVX512_BF16. __builtin_cpu_supports
+// answers for AVX-512 F/BW/VL including the OS check (XCR0 saves the zmm state).
+static int cpu_has_bf16(void) {
+    static int known = -1;
+    if (known >= 0) return known;
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    int ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl") && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 5 & 1u);
+    known = ok;
+    return ok;
+}
+
+BF16_TARGET static void from_floats_avx512(uint16_t *dst, const float *src, size_t n) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(dst + i), (__m256i)_mm512_cvtneps_pbh(_mm512_loadu_ps(src + i)));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);
+        __m256i h = (__m256i)_mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, src + i));
+        _mm256_mask_storeu_epi16(dst + i, m, h);
+    }
+}
+#endif
+
+const char *bf16_cpu_missing(void) {
+    const char *hook = getenv("LMTRAIN_CPU_NO_BF16");
+    if (hook && *hook) return "this CPU has no AVX-512 BF16 (LMTRAIN_CPU_NO_BF16 is set: the test hook)";
+#if defined(BF16_HAVE_KERNELS)
+    if (!cpu_has_bf16()) return "this CPU has no AVX-512 BF16 (avx512_bf16 in /proc/cpuinfo)";
+    return NULL;
+#else
+    return "this build has no bf16 kernels (they need an x86-64 compiler: GCC >= 10 or Clang >= 9)";
+#endif
+}
+
+void bf16_from_floats(uint16_t *dst, const float *src, size_t n) {
+#if defined(BF16_HAVE_KERNELS)
+    if (cpu_has_bf16()) {
+        from_floats_avx512(dst, src, n);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i++) dst[i] = bf16_from_float(src[i]);
+}
