@@ -131,14 +131,17 @@ int bench_part_generate(const BenchOpts *o) {
     if (rc) return rc;
     fprintf(a.f, "kind,weights,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,"
                  "bytes_per_token,gbs_cpu,how\n");
+    Config shown;  // the sizes as --set left them
+    bench_config(&shown, o->kinds[0], LAYERS, HEADS, D_MODEL, FAR, 1, POS_NONE);
 
     printf("== Generation: generator_step + sampler_next per token, 1 thread (as `sample`) ==\n"
-           "  model: layers %d, heads %d, d_model %d, ffn 4, vocab %d, pos none, block_size (KV window) %d\n"
+           "  model: layers %d, heads %d, d_model %d, ffn %d, vocab %d, pos none, block_size (KV window) %d\n"
            "  time: median of timed bursts of %d tokens, wall clock (tokens/s) and CPU time; state:\n"
            "  attention cache/state in use; GB/s: the bytes a token must read (weights + state in use)\n"
            "  per CPU-second, against the 1-thread DRAM read bandwidth of part peak (%.1f GB/s);\n"
            "  weights: fp32, or bf16 (`sample --weights bf16`, kernel %s)\n\n",
-           LAYERS, HEADS, D_MODEL, BENCH_VOCAB, FAR, BURST, o->mem_gbs, matvec_bf16_kernel());
+           shown.layers, shown.heads, shown.d_model, shown.ffn_mult, BENCH_VOCAB, shown.block_size, BURST, o->mem_gbs,
+           matvec_bf16_kernel());
     printf("  %-13s %-4s %22s %8s %10s %6s %22s %8s %10s %6s %5s  %s\n", "kind", "wts", "@64: us/tok (tok/s)", "cpu us", "state",
            "GB/s", "@16384: us/tok (tok/s)", "cpu us", "state", "GB/s", "% bw", "how 16384 was reached");
     for (int k = 0; k < 2 * o->n_kinds; k++) {
