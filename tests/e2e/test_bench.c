@@ -108,19 +108,24 @@ static void test_peak_and_generate_parts(void) {
     free(csv);
     snprintf(p, sizeof p, "%s/generate.csv", out);
     csv = read_all(p, NULL);
-    hdr = "kind,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,bytes_per_token,"
+    hdr = "kind,weights,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,bytes_per_token,"
           "gbs_cpu,how\n";
     CHECK(csv && !strncmp(csv, hdr, strlen(hdr)));
-    CHECK(csv && count_lines(csv) == 3);
-    const char *r64 = csv ? strstr(csv, "\nlinear,64,") : NULL, *rfar = csv ? strstr(csv, "\nlinear,16384,") : NULL;
-    CHECK(r64 && rfar);
+    CHECK(csv && count_lines(csv) == 5);
+    const char *r64 = csv ? strstr(csv, "\nlinear,fp32,64,") : NULL, *rfar = csv ? strstr(csv, "\nlinear,fp32,16384,") : NULL;
+    const char *b64 = csv ? strstr(csv, "\nlinear,bf16,64,") : NULL;
+    CHECK(r64 && rfar && b64);
+    // bf16 weights: half the bytes of the weights, the same state
+    if (r64 && b64)
+        CHECK(csv_field(b64 + 1, 9) - csv_field(b64 + 1, 8) ==
+              (csv_field(r64 + 1, 9) - csv_field(r64 + 1, 8)) / 2);
     if (r64 && rfar) {
-        CHECK(csv_field(r64 + 1, 3) > 0 && csv_field(rfar + 1, 3) > 0);
-        CHECK(csv_field(r64 + 1, 6) > 0 && csv_field(rfar + 1, 6) > 0);
+        CHECK(csv_field(r64 + 1, 4) > 0 && csv_field(rfar + 1, 4) > 0);
+        CHECK(csv_field(r64 + 1, 7) > 0 && csv_field(rfar + 1, 7) > 0);
         // a fast-weight state does not grow with the position
-        CHECK(csv_field(r64 + 1, 7) > 0 && csv_field(r64 + 1, 7) == csv_field(rfar + 1, 7));
+        CHECK(csv_field(r64 + 1, 8) > 0 && csv_field(r64 + 1, 8) == csv_field(rfar + 1, 8));
         // bytes read per token: at least the state, plus the weights; and their rate
-        CHECK(csv_field(r64 + 1, 8) > csv_field(r64 + 1, 7) && csv_field(rfar + 1, 9) > 0);
+        CHECK(csv_field(r64 + 1, 9) > csv_field(r64 + 1, 8) && csv_field(rfar + 1, 10) > 0);
     }
     free(csv);
 }
