@@ -59,7 +59,8 @@ typedef struct {
     // them: run.name, run.out_dir, run.threads (results are thread-count
     // independent), run.seeds (read by `ablate` only), and the rest of
     // [train] — steps, lr, min_lr, warmup, weight_decay, beta1, beta2,
-    // grad_clip, eval_every, eval_batches, log_every, checkpoint_every.
+    // grad_clip, eval_every, eval_batches, log_every, checkpoint_every,
+    // precision (the same model and data; only how the matmuls round).
     int model;
 } Field;
 
@@ -72,6 +73,7 @@ static const char *const FMAP_NAMES[] = {"elu1", "relu", "identity", NULL};
 static const char *const STATE_NAMES[] = {"zero", "identity", NULL};
 static const char *const KEYNORM_NAMES[] = {"sum", "l2", NULL};
 static const char *const DECAY_NAMES[] = {"learned", "fixed", "data", NULL};
+static const char *const PRECISION_NAMES[] = {"fp32", "bf16", NULL};  // index = Precision
 
 #define OFF(field) offsetof(Config, field)
 #define STR(sec, k, field, r, m) \
@@ -138,6 +140,7 @@ static const Field FIELDS[] = {
     INT("train", "eval_batches", eval_batches, 1, 1 << 20, 0),
     INT("train", "log_every", log_every, 1, INT_MAX, 0),
     INT("train", "checkpoint_every", checkpoint_every, 1, INT_MAX, 0),
+    ENUM("train", "precision", precision, PRECISION_NAMES, 0),
 };
 enum { N_FIELDS = sizeof FIELDS / sizeof FIELDS[0] };
 
@@ -185,6 +188,7 @@ void config_defaults(Config *c) {
     c->eval_batches = 20;
     c->log_every = 10;
     c->checkpoint_every = 500;
+    c->precision = PRECISION_FP32;
 }
 
 // ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "attention/attention.h"
+#include "kernels/bf16.h"
 
 #define CFG_MAX_HEADS 64
 
@@ -70,6 +71,7 @@ typedef struct {
     int eval_batches;     // 20 (>= 1)
     int log_every;        // 10 (>= 1)
     int checkpoint_every; // 500 (>= 1)
+    Precision precision;  // fp32; bf16: the matmuls' operands in bf16 (refused on a CPU without AVX-512 BF16)
 } Config;
 
 // Fills every field with its default (name empty, path empty).
