@@ -100,7 +100,7 @@ ablation: data $(BIN)
 	./$(BIN) ablate configs/softmax.ini configs/linear.ini configs/linear_decay.ini --seeds $(SEEDS) --out runs/ablation
 
 RECALL_CONFIGS := configs/recall_softmax.ini configs/recall_linear.ini configs/recall_linear_decay.ini \
-                  configs/recall_delta.ini configs/recall_delta_l2.ini configs/recall_linear_decay_data.ini \
+                  configs/recall_delta.ini configs/recall_delta_sum.ini configs/recall_linear_decay_data.ini \
                   configs/recall_delta_data.ini
 # Recall at a fixed number of pairs (8), two state sizes: head size 16 (the
 # configs' d_model 64) and 8 (the sweep's d_model 32), seeds 1, 2, 3, 1 500

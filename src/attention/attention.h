@@ -55,6 +55,8 @@ typedef struct AttnKind {
     int n_aux;            // the kind's own per-head per-token inputs (delta: β); decay = data adds
                           // one more, the gate (attn_aux() in decay.h counts both)
     int uses_key_norm;    // 1: reads AttnConfig.key_norm ([attention] key_norm)
+    KeyNorm default_key_norm;  // key_norm when the configuration names none (kinds with
+                               // uses_key_norm; attn_default_key_norm)
     int data_decay;       // 1: supports [attention] decay = data (λ per token)
     const char *training_form;    // how forward computes it, in words (inspect prints it)
     const char *generation_form;  // how step keeps what it has read
@@ -94,6 +96,14 @@ typedef struct AttnKind {
                  const float *q, const float *k, const float *v, const float *aux,
                  const float *theta);
 
+    // For benchmarks at a far position (bench's generate part): make a state
+    // that has absorbed `have` tokens (1 <= have <= window) cost a step what it
+    // would after `pos` tokens (pos >= have), without stepping them: a cache
+    // repeats its entries until it holds as many as it would at pos. NULL for a
+    // kind whose state does not grow with the position (a step costs the same
+    // at any position).
+    void (*state_extend)(const AttnConfig *c, float *state, size_t window, size_t have, size_t pos);
+
     // Inference memory of one layer for a sequence of `len` tokens, in bytes:
     // the KV cache for softmax, the fixed state for fast-weight kinds.
     size_t (*memory_bytes)(const AttnConfig *c, size_t len);
@@ -126,6 +136,15 @@ typedef struct AttnKind {
 // NULL-terminated list of every kind, in registry.c.
 extern const AttnKind *const attn_kinds[];
 const AttnKind *attn_kind_find(const char *name);
+
+// The defaults of the keys that depend on the kind, for a configuration that
+// does not name them ([attention] key_norm, feature_map; config.c applies them):
+// the kind's default_key_norm where it normalises its keys (normalize = true;
+// l2 has no meaning without), else sum; and φ = identity with l2 keys (a norm,
+// not a sum, is the denominator, so φ need not be positive: measured best,
+// docs/delta.md), elu1 otherwise.
+KeyNorm attn_default_key_norm(const AttnKind *k, int normalize);
+FeatureMap attn_default_feature_map(const AttnKind *k, KeyNorm key_norm);
 
 // The chunk length the chunkwise training forms run with for T positions:
 // [attention] chunk, and a chunk longer than T is one chunk of T.

@@ -24,6 +24,11 @@ static inline double decay_sigmoid(double x) {
 static inline double attn_lambda(double theta) { return decay_sigmoid(theta); }
 static inline double attn_logit(double lambda) { return log(lambda / (1.0 - lambda)); }
 
+// dL/dx from dL/dlog λ where λ = sigmoid(x): dlog λ/dx = 1 − λ = sigmoid(−x)
+// (no cancellation near λ = 1). The one place a decay gradient becomes a
+// logit's gradient: θ's (one λ per head) and the gate's x_t = g_t + θ_h.
+static inline double decay_dx_of_dloglam(double x, double dloglam) { return dloglam * decay_sigmoid(-x); }
+
 // log sigmoid(x) = -softplus(-x), without overflow for any x
 static inline double decay_log_sigmoid(double x) {
     return x >= 0 ? -log1p(exp(-x)) : x - log1p(exp(x));

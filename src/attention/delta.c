@@ -11,13 +11,14 @@
 //   normalize     true: normalise φ(q) and φ(k) as key_norm says; both bound
 //                 ‖k̂‖ ≤ 1, which keeps the delta update contractive.
 //   key_norm      sum: divide by Σφ + eps (Schlag et al. 2021; needs φ >= 0).
-//                 l2: divide by sqrt(Σφ² + eps) (DeltaNet, Yang et al. 2024):
+//                 l2 (the default, with φ = identity unless feature_map is
+//                 given): divide by sqrt(Σφ² + eps) (DeltaNet, Yang et al. 2024):
 //                 ‖k̂‖ ≈ 1, so β = 1 overwrites what k̂ reads exactly, and any
 //                 φ works (identity included).
 //                 false: k̂ = φ(k), q̂ = φ(q) raw; stable only while
 //                 β‖φ(k)‖² < 2 — for experiments, not for training by default.
 //                 There is no separate read-out normaliser: the sum-normalised
-//                 q̂ plays that role (so identity φ needs normalize = false).
+//                 q̂ plays that role (so identity φ needs key_norm = l2 or normalize = false).
 //   eps           added to Σφ in both sum-normalisations.
 //   decay_init, decay_learnable
 //                 uses_decay = 1: one θ per head, λ = sigmoid(θ), initialised to
@@ -67,10 +68,7 @@ static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, 
 }
 
 // ---- work layout ----
-// [ norm (B*H) | dθ partial (B*H) | slab 0 | slab 1 | ... ]
-// norm: ||S_T||_F per (b, h) from the last forward (for last_state_norm);
-// dθ partial: per-(b, h) partials of backward (dL/dλ, or with decay = data
-// already dL/dθ), summed over b in order afterwards;
+// [ norm | dL/dlog λ_h | dL/dθ_h (B*H each, fastweight_work.h) | slab 0 | slab 1 | ... ]
 // slab: with decay = data first log λ_t and dL/dlog λ_t (T each), then that
 // (b, h)'s saved chunk-start states (forward -> backward), then its scratch.
 // Training runs the token recurrence (delta_chunk.h) for head sizes below
@@ -159,20 +157,13 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
                         J->daux ? J->daux + beta_at(J, bh) : NULL, dll, J->dy + bh * n, ws + gf,
                         ws + saved, J->q + bh * n, J->k + bh * n, J->v + bh * n, J->aux + beta_at(J, bh));
         if (dll) {
-            // log λ_t = log sigmoid(x_t), x_t = g_t + θ_h: dx_t = dlogλ_t (1 − λ_t),
-            // 1 − λ_t = sigmoid(−x_t); into the gate logit, and summed for θ_h
+            // dL/dlog λ_t -> the gate logit g_t and, summed, θ_h
             const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, T);
             float *dg = J->daux ? (float *)decay_gate_of(&attn_delta, J->c, J->daux, bh, T) : NULL;
-            double th = J->theta[bh % H];
-            dl = 0;
-            for (size_t t = 0; t < T; t++) {
-                double x = (double)g[t] + th;
-                double dx = (double)dll[t] * decay_sigmoid(-x);
-                if (dg) dg[t] += (float)dx;
-                dl += dx;
-            }
+            *fw_dtheta_slot(J->work, BH, bh) = (float)fw_gate_backward(g, J->theta[bh % H], dll, dg, T);
+        } else {
+            *fw_dloglam_slot(J->work, BH, bh) = (float)dl;  // dl: Σ_t dL/dlog λ (λ one per head)
         }
-        J->work[BH + bh] = (float)dl;
     }
 }
 
@@ -195,14 +186,7 @@ static void delta_backward(const AttnConfig *c, size_t B, size_t T, float *dq, f
              .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta};
     size_t H = (size_t)c->heads, BH = B * H;
     parallel_for(BH, 1, backward_slabs, &J);
-    if (!theta || !dtheta) return;
-    // one λ: log λ = log sigmoid(θ)  =>  dθ = dlogλ · (1 − λ), with 1 − λ =
-    // sigmoid(−θ) (no cancellation near λ = 1); decay = data: the partials are
-    // dθ already. Summed over b in a fixed order: thread-count independent
-    for (size_t h = 0; h < H; h++) {
-        double acc = fw_decay_partial_sum(work, B, H, h);
-        dtheta[h] += (float)(c->data_decay ? acc : acc * decay_sigmoid(-(double)theta[h]));
-    }
+    if (theta && dtheta) fw_add_dtheta(c, work, B, theta, dtheta);
 }
 
 // ---- generation: the same per-token code, one position at a time ----
@@ -309,6 +293,9 @@ const AttnKind attn_delta = {
     .uses_decay = 1,
     .n_aux = 1,
     .uses_key_norm = 1,
+    // L2 keys with identity φ trained better than sum-normalised elu+1 keys on
+    // Shakespeare and on recall (docs/delta.md, docs/recall.md)
+    .default_key_norm = KEYNORM_L2,
     .data_decay = 1,
     .phi_normalizer = 1,
     .work_floats = delta_work_floats,

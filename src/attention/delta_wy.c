@@ -10,6 +10,7 @@
 
 #include "attention/feature_map.h"
 #include "kernels/gemm.h"
+#include "kernels/vexp.h"
 
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk - 1) / p->chunk : 0; }
@@ -72,7 +73,7 @@ static void load_chunk(const DeltaSlab *p, Scratch *s, size_t t0, size_t L, cons
     for (size_t r = 0; r < L; r++) {
         s->gam[r] = (float)exp(s->b[r]);
         s->gs[r] = (float)exp(s->b[L - 1] - s->b[r]);
-        for (size_t j = 0; j <= r; j++) s->dm[r * L + j] = fmap_exp_neg((float)(s->b[r] - s->b[j]));
+        for (size_t j = 0; j <= r; j++) s->dm[r * L + j] = vexpf((float)(s->b[r] - s->b[j]));
     }
 }
 

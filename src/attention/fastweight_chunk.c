@@ -14,6 +14,7 @@
 
 #include "attention/feature_map.h"
 #include "kernels/gemm.h"
+#include "kernels/vexp.h"
 
 // sub-buffers start on 16-float (64-byte) boundaries
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
@@ -107,7 +108,7 @@ static float chunk_decay(const FwSlab *p, const Scratch *s, size_t t0, size_t L)
 
 // D_rs, s <= r: the decay from key position s to query position r
 static inline float dcoef(const FwSlab *p, const Scratch *s, size_t r, size_t j) {
-    return p->ll ? fmap_exp_neg((float)(s->b[r] - s->b[j])) : s->pw[r - j];
+    return p->ll ? vexpf((float)(s->b[r] - s->b[j])) : s->pw[r - j];
 }
 
 // dL/db_r -> dL/dlog λ_t (t = t0 + u gets Σ_{r>=u} dL/db_r), ADDED to dll if

@@ -6,7 +6,7 @@ void fmap_forward(FeatureMap m, float *out, const float *x, size_t n) {
     switch (m) {
     case FMAP_ELU1:
         for (size_t i = 0; i < n; i++) {
-            float xi = x[i], e = fmap_exp_neg(xi > 0.0f ? 0.0f : xi);  // NaN -> NaN
+            float xi = x[i], e = vexpf(xi > 0.0f ? 0.0f : xi);  // NaN -> NaN
             out[i] = xi > 0.0f ? xi + 1.0f : e;
         }
         break;
@@ -24,7 +24,7 @@ void fmap_backward(FeatureMap m, float *dx, const float *dout, const float *x, s
     switch (m) {
     case FMAP_ELU1:
         for (size_t i = 0; i < n; i++) {
-            float xi = x[i], e = fmap_exp_neg(xi > 0.0f ? 0.0f : xi);
+            float xi = x[i], e = vexpf(xi > 0.0f ? 0.0f : xi);
             dx[i] += dout[i] * (xi > 0.0f ? 1.0f : e);
         }
         break;

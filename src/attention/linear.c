@@ -39,10 +39,7 @@ static FwSlab slab_params(const AttnConfig *c, int has_lambda, size_t T, const f
 }
 
 // ---- work layout ----
-// [ norm (B*H) | dθ partial (B*H) | slab 0 | slab 1 | ... ]
-// norm: ||S_T||_F per (b, h) from the last forward (for last_state_norm);
-// dθ partial: per-(b, h) partials of backward (dL/dlog λ, or with decay = data
-// already dL/dθ), summed over b in order afterwards;
+// [ norm | dL/dlog λ_h | dL/dθ_h (B*H each, fastweight_work.h) | slab 0 | slab 1 | ... ]
 // slab: with decay = data first log λ_t and dL/dlog λ_t (T each), then that
 // (b, h)'s saved region (forward -> backward), then its scratch.
 // The per-slab size does not depend on θ, so slab_params(..., 0, ...) sizes it.
@@ -111,19 +108,13 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
                                      J->dy + bh * n, J->yin + bh * n, ws + gf, ws + saved,
                                      J->q + bh * n, J->k + bh * n, J->v + bh * n);
         if (dll) {
-            // log λ_t = log sigmoid(x_t), x_t = g_t + θ_h: dx_t = dlogλ_t (1 − λ_t),
-            // 1 − λ_t = sigmoid(−x_t); into the gate logit, and summed for θ_h
+            // dL/dlog λ_t -> the gate logit g_t and, summed, θ_h
             const float *g = decay_gate_of(&attn_linear_decay, J->c, J->aux, bh, T);
             float *dg = J->daux ? (float *)decay_gate_of(&attn_linear_decay, J->c, J->daux, bh, T) : NULL;
-            double th = J->theta[bh % H];
-            d = 0;
-            for (size_t t = 0; t < T; t++) {
-                double dx = (double)dll[t] * decay_sigmoid(-((double)g[t] + th));
-                if (dg) dg[t] += (float)dx;
-                d += dx;
-            }
+            *fw_dtheta_slot(J->work, BH, bh) = (float)fw_gate_backward(g, J->theta[bh % H], dll, dg, T);
+        } else {
+            *fw_dloglam_slot(J->work, BH, bh) = (float)d;  // d: Σ_t dL/dlog λ (λ one per head)
         }
-        J->work[BH + bh] = (float)d;
     }
 }
 
@@ -145,14 +136,7 @@ static void fw_backward(int has_lambda, const AttnConfig *c, size_t B, size_t T,
              .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta, .yin = y};
     size_t H = (size_t)c->heads, BH = B * H;
     parallel_for(BH, 1, backward_slabs, &J);
-    if (!has_lambda || !dtheta) return;
-    // one λ: log λ = log sigmoid(θ)  =>  dθ = dlogλ · (1 - λ) = dlogλ · sigmoid(-θ);
-    // decay = data: the partials are dθ already. Summed over b in a fixed
-    // order, so the result is thread-count independent
-    for (size_t h = 0; h < H; h++) {
-        double acc = fw_decay_partial_sum(work, B, H, h);
-        dtheta[h] += (float)(c->data_decay ? acc : acc * decay_sigmoid(-(double)theta[h]));
-    }
+    if (has_lambda && dtheta) fw_add_dtheta(c, work, B, theta, dtheta);
 }
 
 // ---- generation: the recurrent form, state per head = S (dh, dh) then z (dh) ----

@@ -27,6 +27,14 @@ const AttnKind *attn_kind_find(const char *name) {
     return NULL;
 }
 
+KeyNorm attn_default_key_norm(const AttnKind *k, int normalize) {
+    return k->uses_key_norm && normalize ? k->default_key_norm : KEYNORM_SUM;
+}
+
+FeatureMap attn_default_feature_map(const AttnKind *k, KeyNorm key_norm) {
+    return k->uses_key_norm && key_norm == KEYNORM_L2 ? FMAP_IDENTITY : FMAP_ELU1;
+}
+
 void attn_state_norms(const AttnKind *k, const AttnConfig *c, const float *state, size_t h, double *s_norm,
                       double *z_norm) {
     AttnStateLayout lay;

@@ -45,36 +45,11 @@ static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
 // ---------------------------------------------------------------------------
 // Row kernels: max and exp-and-sum over one tile row. These run once per
-// score, as often as the tile products' inner loops, and libm's expf does not
-// vectorise without -ffast-math, so they get an AVX-512 path.
+// score, as often as the tile products' inner loops, so they get an AVX-512
+// path; its exp is vexpf16, which gives vexpf's bits lane by lane, so the
+// probabilities do not depend on the path.
 
 #ifdef __AVX512F__
-// e^x: x = n ln2 + r with |r| <= ln2/2, e^r by its Taylor polynomial to degree
-// 7 (truncation error < 6e-9, so ~1 ulp overall), 2^n built in the exponent.
-// x < -87 gives 0 (incl. -inf), x > 88 gives +inf, NaN stays NaN.
-static inline __m512 exp512(__m512 x) {
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504089f)),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    // ln2 split in two so that n * ln2_hi is exact for |n| < 2^11
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-6f), r);
-    __m512 p = _mm512_set1_ps(1.0f / 5040);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 720));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
-    __m512 res = _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(e, 23)));
-    res = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(-87.0f), _CMP_LT_OQ), res,
-                               _mm512_setzero_ps());
-    res = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(88.0f), _CMP_GT_OQ), res,
-                               _mm512_set1_ps(INFINITY));
-    return res;
-}
-
 static __mmask16 tail_mask(size_t left) {
     return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
 }
@@ -96,11 +71,11 @@ static float row_max(const float *x, size_t n) {
 
 // x[i] = exp(x[i] - sub) for i < n; returns the sum of the new x
 static float row_exp_sum(float *x, size_t n, float sub) {
-#ifdef __AVX512F__
+#if defined(__AVX512F__) && defined(FP_FAST_FMAF)
     __m512 acc = _mm512_setzero_ps(), s = _mm512_set1_ps(sub);
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 mk = tail_mask(n - i);
-        __m512 e = exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(mk, x + i), s));
+        __m512 e = vexpf16(_mm512_sub_ps(_mm512_maskz_loadu_ps(mk, x + i), s));
         _mm512_mask_storeu_ps(x + i, mk, e);
         acc = _mm512_mask_add_ps(acc, mk, acc, e);
     }
@@ -108,7 +83,7 @@ static float row_exp_sum(float *x, size_t n, float sub) {
 #else
     float sum = 0.0f;
     for (size_t i = 0; i < n; i++) {
-        x[i] = expf(x[i] - sub);
+        x[i] = vexpf(x[i] - sub);
         sum += x[i];
     }
     return sum;
@@ -172,7 +147,7 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
                     } else {
                         // the max grew: what was summed so far was scaled by e^-m_old, rescale
                         float mn = mt > m[r] ? mt : m[r];
-                        float a = expf(m[r] - mn);
+                        float a = vexpf(m[r] - mn);
                         l[r] = l[r] * a + row_exp_sum(sr, nv, mn);
                         if (a != 1.0f)
                             for (size_t d = 0; d < dh; d++) yi[r * dh + d] *= a;
@@ -330,6 +305,21 @@ static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos
     }
 }
 
+// After `have` tokens (1 <= have <= window) slots 0 .. have-1 hold them; after
+// `pos` the first min(pos, window) slots are in use. Those are filled with
+// copies of the `have` real entries, round the ring: a step reads as many
+// entries as it would at pos, and its cost does not depend on their values.
+static void sm_state_extend(const AttnConfig *c, float *state, size_t window, size_t have, size_t pos) {
+    const size_t H = (size_t)c->heads, dh = (size_t)c->dh, n = pos < window ? pos : window;
+    for (size_t h = 0; h < H; h++) {
+        float *K = state + h * 2 * window * dh, *V = K + window * dh;
+        for (size_t slot = have; slot < n; slot++) {
+            memcpy(K + slot * dh, K + (slot % have) * dh, dh * sizeof(float));
+            memcpy(V + slot * dh, V + (slot % have) * dh, dh * sizeof(float));
+        }
+    }
+}
+
 static size_t sm_memory_bytes(const AttnConfig *c, size_t len) {
     return 2 * (size_t)c->heads * len * (size_t)c->dh * sizeof(float);
 }
@@ -375,6 +365,7 @@ const AttnKind attn_softmax = {
     .state_floats = sm_state_floats,
     .state_reset = sm_state_reset,
     .step = sm_step,
+    .state_extend = sm_state_extend,
     .memory_bytes = sm_memory_bytes,
     .value_weights = softmax_value_weights,
     .weights_formula = "W[i, j] = softmax_j(q_i·k_j/√dh)",

@@ -17,13 +17,12 @@
 //   fast-weight kinds: 16384 real steps get there (with --quick the position
 //   is simply set: the state has a fixed size, so the cost is the same).
 //   softmax: stepping 16384 tokens one by one costs ~N²/2 cache reads (tens of
-//   seconds), so the cache is filled by copying its first 64 real entries
-//   round the ring (layout per generate.h: per head K (window, dh) then
-//   V (window, dh)) and the position set to 16384. A step's cost depends on
-//   how many entries it reads, not on their values.
+//   seconds), so the kind fills its cache with copies of its first 64 real
+//   entries (generator_extend, AttnKind.state_extend) and the position is set
+//   to 16384. A step's cost depends on how many entries it reads, not on
+//   their values.
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "model/generate.h"
 #include "model/sampler.h"
@@ -75,29 +74,6 @@ static void restart_to_near(void *ctx) {
 
 static void burst(void *ctx) { steps(ctx, BURST); }
 
-// A KV-cache kind laid out as softmax's step() keeps it (per head K (W, dh)
-// then V (W, dh); kv_layout checks the size): the first `have` cache entries
-// of every head and layer copied round the ring until all `window` slots hold one
-static int kv_layout(const Model *m, size_t W) {
-    return m->kind->state_floats(&m->acfg, W) == m->H * 2 * W * m->dh;
-}
-
-static void fill_cache_by_copy(Generator *g, size_t have) {
-    const Model *m = g->m;
-    size_t W = g->window, dh = m->dh;
-    for (size_t l = 0; l < m->L; l++) {
-        float *st = generator_layer_state(g, l);
-        for (size_t h = 0; h < m->H; h++) {
-            float *K = st + h * 2 * W * dh, *V = K + W * dh;  // (W, dh) each
-            for (size_t slot = have; slot < W; slot++) {
-                memcpy(K + slot * dh, K + (slot % have) * dh, dh * sizeof(float));
-                memcpy(V + slot * dh, V + (slot % have) * dh, dh * sizeof(float));
-            }
-        }
-    }
-    g->pos = W;  // full ring: the next token goes to slot 0, over the oldest entry
-}
-
 static int gen_child(void *ctx, double *out) {
     const GenJob *j = ctx;
     Config c;
@@ -116,14 +92,11 @@ static int gen_child(void *ctx, double *out) {
     BenchTime near = bench_time(&o, restart_to_near, burst, &x);
     store_position(out + OUT_NEAR, &near, &x.g);
 
-    // a kind whose state grows with the window is a cache (softmax)
-    int cache = m.kind->state_floats(&m.acfg, 1) != m.kind->state_floats(&m.acfg, 2);
     double t0 = bench_now();
     restart_to_near(&x);
-    if (cache && kv_layout(&m, x.g.window)) {
-        fill_cache_by_copy(&x.g, NEAR);
+    if (generator_extend(&x.g, FAR)) {  // a cache, filled by copy
         out[OUT_HOW] = HOW_COPY;
-    } else if (!cache && j->o->quick) {
+    } else if (j->o->quick) {  // a state whose step costs the same at any position
         x.g.pos = FAR;
         out[OUT_HOW] = HOW_JUMP;
     } else {

@@ -189,6 +189,28 @@ void config_defaults(Config *c) {
     c->log_every = 10;
     c->checkpoint_every = 500;
     c->precision = PRECISION_FP32;
+    c->key_norm_given = c->feature_map_given = 0;  // softmax's: sum, elu1 (follow_kind)
+}
+
+void config_defaults_record(Config *c) {
+    config_defaults(c);
+    c->key_norm_given = c->feature_map_given = 1;
+}
+
+// The keys whose default depends on the kind take it, unless given. Run after
+// every layer (the file, each --set), as a later layer may change the kind or
+// normalize; an unknown kind is left for validate() to report.
+static void follow_kind(Config *c) {
+    const AttnKind *kind = memchr(c->kind, 0, sizeof c->kind) ? attn_kind_find(c->kind) : NULL;
+    if (!kind) return;
+    if (!c->key_norm_given) c->key_norm = attn_default_key_norm(kind, c->normalize);
+    if (!c->feature_map_given) c->feature_map = attn_default_feature_map(kind, c->key_norm);
+}
+
+// Marks field i as given if it is one of the keys follow_kind() fills in.
+static void mark_given(Config *c, int i) {
+    if (FIELDS[i].off == OFF(key_norm)) c->key_norm_given = 1;
+    if (FIELDS[i].off == OFF(feature_map)) c->feature_map_given = 1;
 }
 
 // ---------------------------------------------------------------------------
@@ -607,6 +629,10 @@ static int load_stream(Config *c, FILE *f, const char *path, ErrList *errs) {
         return 0;
     }
 
+    for (int i = 0; i < N_FIELDS; i++)
+        if (first_line[i]) mark_given(&t, i);
+    follow_kind(&t);
+
     if (!first_line[find_field("run", "name")]) {
         // name = file name without directory and ".ini"
         const char *base = strrchr(path, '/');
@@ -705,6 +731,8 @@ static void set_one(Config *c, const char *assignment, ErrList *errs) {
     }
     sync_decay(&t, i == find_field("attention", "decay"), i == find_field("attention", "decay_learnable"),
                msg, sizeof msg);  // one key set: never a contradiction
+    mark_given(&t, i);
+    follow_kind(&t);
     *c = t;
 }
 
@@ -1024,6 +1052,10 @@ int config_write(const Config *c, FILE *f) {
     const char *section = NULL;
     for (int i = 0; i < N_FIELDS; i++) {
         const Field *fd = &FIELDS[i];
+        // The one exception: [train] precision is written only when it is not
+        // fp32, so an fp32 run's config.ini, checkpoint and export stay byte for
+        // byte what versions before the key wrote (an absent key reads as fp32).
+        if (fd->off == OFF(precision) && c->precision == PRECISION_FP32) continue;
         if (!section || strcmp(section, fd->section) != 0) {
             fprintf(f, "\n[%s]\n", fd->section);
             section = fd->section;

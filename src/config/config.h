@@ -3,7 +3,8 @@
 // A Config is filled in three layers: defaults, then the INI file, then each
 // `--set section.key=value` override, each layer validated as it is applied.
 // config_write() emits every key (defaults included) so a run folder always
-// records exactly what ran.
+// records exactly what ran — but [train] precision only when it is bf16 (so
+// fp32 runs' files stay byte-identical to older versions'; absent = fp32).
 #pragma once
 #include <stddef.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ typedef struct {
     PosKind pos;          // learned
     // [attention]
     char kind[32];        // "softmax" (must name a registered attention kind)
-    FeatureMap feature_map;  // elu1
+    FeatureMap feature_map;  // the kind's (attn_default_feature_map): identity with l2 keys, else elu1
     double eps;           // 1e-6 (> 0)
     int normalize;        // true
     int allow_identity_normalize;  // false: identity φ with normalize = true is refused
@@ -52,7 +53,8 @@ typedef struct {
     int n_decay_init;     // 1 if one value given (applies to all heads), else == heads
     int decay_learnable;  // true; kept equal to decay != fixed (the older spelling of it)
     DecayMode decay;      // learned
-    KeyNorm key_norm;     // sum (delta only: l2 is refused for other kinds)
+    KeyNorm key_norm;     // the kind's (attn_default_key_norm): delta l2, others sum
+                          // (l2 is refused for kinds without uses_key_norm)
     int chunk;            // 64 (>= 1)
     StateInit state_init; // zero
     int output_norm;      // false
@@ -72,10 +74,24 @@ typedef struct {
     int log_every;        // 10 (>= 1)
     int checkpoint_every; // 500 (>= 1)
     Precision precision;  // fp32; bf16: the matmuls' operands in bf16 (refused on a CPU without AVX-512 BF16)
+
+    // Whether the file or a --set named [attention] key_norm and feature_map.
+    // A key not named follows the kind's default (attn_default_key_norm,
+    // attn_default_feature_map), re-applied after each layer, so the fields
+    // above always hold the effective value and config_write records it.
+    int key_norm_given, feature_map_given;
 } Config;
 
 // Fills every field with its default (name empty, path empty).
 void config_defaults(Config *c);
+
+// The defaults for reading a configuration that a run recorded (its
+// config.ini, the copy in its checkpoint) rather than one a person wrote:
+// every key counts as given, so a key the record lacks keeps the value it had
+// before the key existed (key_norm: sum, as every run trained before it was
+// added), never a kind's default of today. A record written by config_write
+// names every key, so only records older than a key ever lack it.
+void config_defaults_record(Config *c);
 
 // Reads an INI file into c (on top of what c holds). Errors (exit status 2,
 // message via err_set): "FILE:LINE: ..." for unknown section or key, duplicate

@@ -110,7 +110,7 @@ static void discovered(Plan *p, const char *dir, const char *rel) {
     Config c;
     char path[4800];
     snprintf(path, sizeof path, "%s/%s/config.ini", dir, rel);
-    config_defaults(&c);
+    config_defaults_record(&c);  // the run's record, not a config a person wrote
     if (config_load(&c, path) != 0) c.seed = seed;
     r.seed = seeded ? seed : c.seed;
     const char *slash = strrchr(r.group, '/');

@@ -8,6 +8,13 @@
 #pragma once
 #include <stddef.h>
 
+// K is summed in blocks of GEMM_KC (each from zero, the blocks' sums then
+// added in order): part of every result, so code that must reproduce gemm's
+// values bit for bit (kernels/matvec.c) cuts K at the same places.
+#ifndef GEMM_KC
+#define GEMM_KC 256
+#endif
+
 void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
           const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
           size_t ldc);

@@ -11,6 +11,8 @@
 #pragma once
 #include <stddef.h>
 
+#include "kernels/gemm.h"  // GEMM_KC
+
 // One product's arguments, as gemm() or gemm_bf16() received them (gemm.h).
 typedef struct {
     int transA, transB;
@@ -43,10 +45,7 @@ typedef struct {
 // (the packed A block, 192 KB) and KC * GEMM_NC (the packed B panel, 512 KB)
 // in L2. On the Zen 5 target, KC 128..512, MC 96..768 and NC 256..2048 all
 // measured within noise of each other; these keep the per-thread buffers small.
-// KC is part of the result: it fixes where the K sum is cut into blocks.
-#ifndef GEMM_KC
-#define GEMM_KC 256
-#endif
+// KC (gemm.h) is part of the result: it fixes where the K sum is cut into blocks.
 #ifndef GEMM_MC
 #define GEMM_MC (GEMM_MR * 24)
 #endif

@@ -1,5 +1,5 @@
-// matmul.c — the bias-free linear layer, out = inp @ w^T, on top of gemm(),
-// and its one-token form for generation (matvec_forward).
+// matmul.c — the bias-free linear layer, out = inp @ w^T, on top of gemm()
+// (generation's one-token form is kernels/matvec.h).
 //
 // Weights are stored (OC, C) like torch.nn.Linear, so a row of w is one output
 // channel's filter. All threading and determinism come from gemm().
@@ -39,24 +39,4 @@ void matmul_forward(float *out, const float *inp, const float *w, size_t N, size
 void matmul_backward(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
                      size_t N, size_t C, size_t OC) {
     matmul_backward_prec(dinp, dw, dout, inp, w, N, C, OC, PRECISION_FP32);
-}
-
-// out (OC) = inp (C) @ wt (C, OC). gemm's M == 1 shortcut with op(B) = B:
-// the same per-element chain (k ascending per K block, FMA from 0) as the
-// batched forward's row, without the pool or packing.
-void matvec_forward(float *out, const float *inp, const float *wt, size_t C, size_t OC) {
-    if (OC == 0) return;
-    gemm_serial(0, 0, 1, OC, C, 1.0f, inp, C, wt, OC, 0.0f, out, OC);
-}
-
-// dst (cols, rows) = src (rows, cols)^T, in 32 x 32 blocks so both sides are
-// read and written a cache line at a time
-void transpose_copy(float *dst, const float *src, size_t rows, size_t cols) {
-    const size_t blk = 32;
-    for (size_t i0 = 0; i0 < rows; i0 += blk)
-        for (size_t j0 = 0; j0 < cols; j0 += blk) {
-            size_t i1 = i0 + blk < rows ? i0 + blk : rows, j1 = j0 + blk < cols ? j0 + blk : cols;
-            for (size_t i = i0; i < i1; i++)
-                for (size_t j = j0; j < j1; j++) dst[j * rows + i] = src[i * cols + j];
-        }
 }

@@ -24,16 +24,6 @@ void matmul_forward_prec(float *out, const float *inp, const float *w, size_t N,
 void matmul_backward_prec(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
                           size_t N, size_t C, size_t OC, Precision p);
 
-// ---- matrix-vector product for one-token inference ----
-// out (OC) = inp (C) @ wt (C, OC), wt the k-major (transposed) copy of a
-// (OC, C) weight: each step of the sum over c is one broadcast of inp[c] and
-// contiguous multiply-adds along a row of wt, so the weights stream through
-// once with no transposes. Single-threaded, and bit-identical to
-// matmul_forward(out, inp, w, 1, C, OC) (gemm's per-element arithmetic).
-void matvec_forward(float *out, const float *inp, const float *wt, size_t C, size_t OC);
-// dst (cols, rows) = src (rows, cols)^T
-void transpose_copy(float *dst, const float *src, size_t rows, size_t cols);
-
 // ---- token (+ position) embedding ----
 // out (B, T, C) = wte[tokens[b,t]] + wpe[t]   (wpe may be NULL: pos = none)
 // tokens (B, T) must lie in [0, V); the backward skips any that do not rather

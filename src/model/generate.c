@@ -5,27 +5,63 @@
 //   per layer:  x += proj(Attn(LN1(x)))       (Attn = the kind's one-token step)
 //               x += fc_proj(gelu(fc(LN2(x))))  (when ffn_mult > 0)
 //   logits = wte @ LN_f(x)                      (tied head)
-// matvec_forward runs gemm's one-row path on a transposed copy of each weight
-// (contiguous loads, no transposes while stepping); gemm computes each output
-// element by the same chain of operations whatever the row count or operand
-// layout, so these projections are bit-identical to the training forward's rows. Only attention differs in
-// form (recurrent vs chunkwise / tiled), hence only rounding-level differences.
+// Each product reads its matrix from the generator's packed copy
+// (kernels/matvec.h: all matrices back to back in step order, one stream per
+// token), and the two residual adds are fused into the products that feed
+// them. In fp32 every output element is gemm's chain of operations, so these
+// projections are bit-identical to the training forward's rows; only attention
+// differs in form (recurrent vs chunkwise / tiled), hence only rounding-level
+// differences. In bf16 the products differ by the rounding of their operands.
 #include "generate.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attention/decay.h"
+#include "kernels/matvec.h"
 #include "kernels/nn.h"
 #include "util/err.h"
 
+const char *const GEN_WEIGHTS_NAME[] = {"fp32", "bf16"};
+
 static float *alloc_floats(size_t n) { return xcalloc(n ? n : 1, sizeof(float)); }
 
-void generator_init(Generator *g, const Model *m) {
+// whole 64-byte lines, 64-byte aligned: the packed matrices are read as aligned vectors
+static void *alloc_lines(size_t bytes) {
+    void *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    if (!p) {
+        fprintf(stderr, "lmtrain: out of memory (%zu bytes for generation)\n", bytes);
+        exit(ERR_RUNTIME);
+    }
+    return p;
+}
+
+// the model's matrix number i in step order (GenWeights' enum), and its
+// product's shape: out (OC) = W (OC, K) in
+static const Tensor *matrix(const Model *m, size_t i) {
+    if (i == m->L * GEN_PER_LAYER) return m->wte;  // the tied head
+    const Layer *y = &m->layer[i / GEN_PER_LAYER];
+    const Tensor *w[GEN_PER_LAYER] = {y->qkv, y->proj, y->fc, y->fc_proj};
+    return w[i % GEN_PER_LAYER];
+}
+
+static size_t n_matrices(const Model *m) { return m->L * GEN_PER_LAYER + 1; }
+
+static size_t packed_size(GenWeights w, const Tensor *p) {
+    if (!p) return 0;
+    return w == GEN_WEIGHTS_BF16 ? matvec_bf16_packed_size(p->cols, p->rows)
+                                 : matvec_f32_packed_size(p->cols, p->rows);
+}
+
+void generator_init(Generator *g, const Model *m) { generator_init_weights(g, m, GEN_WEIGHTS_FP32); }
+
+void generator_init_weights(Generator *g, const Model *m, GenWeights weights) {
     memset(g, 0, sizeof *g);
     g->m = m;
+    g->weights = weights;
     g->window = m->Tmax;
     g->state_floats = m->kind->state_floats(&m->acfg, g->window);
     size_t total;
@@ -43,48 +79,50 @@ void generator_init(Generator *g, const Model *m) {
     g->k = alloc_floats(C);
     g->att = alloc_floats(C);
     g->att2 = alloc_floats(C);
-    g->proj = alloc_floats(C);
     g->fc = alloc_floats(m->F);
     g->fc_act = alloc_floats(m->F);
     g->logits = alloc_floats(m->V);
-    // transposed weight copies: qkv, proj (and fc, fc_proj) per layer, the head
-    size_t per_layer = C * W + C * C + 2 * C * m->F, total_wt;
-    if (!size_mul(m->L, per_layer, &total_wt) || total_wt + C * m->V < total_wt) {
+    // the packed matrices, back to back in step order; every packed matrix is
+    // a whole number of 64-byte vectors, so each starts aligned
+    size_t n = n_matrices(m), elems = 0, widest = C > m->F ? C : m->F;
+    g->offset = xcalloc(n, sizeof *g->offset);
+    for (size_t i = 0; i < n; i++) {
+        g->offset[i] = elems;
+        size_t add = packed_size(weights, matrix(m, i));
+        if (elems + add < elems) {
+            fprintf(stderr, "lmtrain: generation weights too large\n");
+            exit(ERR_RUNTIME);
+        }
+        elems += add;
+    }
+    size_t elem = weights == GEN_WEIGHTS_BF16 ? sizeof(uint16_t) : sizeof(float);
+    if (!size_mul(elems ? elems : 1, elem, &total) || total > SIZE_MAX - 64) {
         fprintf(stderr, "lmtrain: generation weights too large\n");
         exit(ERR_RUNTIME);
     }
-    g->wt = alloc_floats(total_wt + C * m->V);
-    g->lw = xcalloc(m->L ? m->L : 1, sizeof *g->lw);
-    float *p = g->wt;
-    for (size_t l = 0; l < m->L; l++) {
-        GenLayerWeights *lw = &g->lw[l];
-        lw->qkv = p, p += C * W;
-        lw->proj = p, p += C * C;
-        if (m->F) lw->fc = p, p += C * m->F, lw->fc_proj = p, p += m->F * C;
-    }
-    g->head = p;
+    g->packed = alloc_lines(total);
+    if (weights == GEN_WEIGHTS_BF16)
+        g->x2 = alloc_lines(matvec_bf16_scratch_size(widest) * sizeof(uint32_t));
     generator_refresh(g);
     generator_reset(g);
 }
 
 void generator_refresh(Generator *g) {
     const Model *m = g->m;
-    for (size_t l = 0; l < m->L; l++) {
-        const Layer *y = &m->layer[l];
-        GenLayerWeights *lw = &g->lw[l];
-        transpose_copy(lw->qkv, y->qkv->data, y->qkv->rows, y->qkv->cols);
-        transpose_copy(lw->proj, y->proj->data, y->proj->rows, y->proj->cols);
-        if (lw->fc) {
-            transpose_copy(lw->fc, y->fc->data, y->fc->rows, y->fc->cols);
-            transpose_copy(lw->fc_proj, y->fc_proj->data, y->fc_proj->rows, y->fc_proj->cols);
-        }
+    for (size_t i = 0; i < n_matrices(m); i++) {
+        const Tensor *p = matrix(m, i);
+        if (!p) continue;
+        if (g->weights == GEN_WEIGHTS_BF16)
+            matvec_bf16_pack((uint16_t *)g->packed + g->offset[i], p->data, p->rows, p->cols);
+        else
+            matvec_f32_pack((float *)g->packed + g->offset[i], p->data, p->rows, p->cols);
     }
-    transpose_copy(g->head, m->wte->data, m->wte->rows, m->wte->cols);
 }
 
 void generator_free(Generator *g) {
-    free(g->wt);
-    free(g->lw);
+    free(g->packed);
+    free(g->offset);
+    free(g->x2);
     free(g->state);
     free(g->prev_k);
     free(g->x);
@@ -93,7 +131,6 @@ void generator_free(Generator *g) {
     free(g->k);
     free(g->att);
     free(g->att2);
-    free(g->proj);
     free(g->fc);
     free(g->fc_act);
     free(g->logits);
@@ -110,6 +147,16 @@ void generator_reset(Generator *g) {
 
 float *generator_layer_state(Generator *g, size_t l) { return g->state + l * g->state_floats; }
 
+int generator_extend(Generator *g, size_t pos) {
+    const Model *m = g->m;
+    if (!m->kind->state_extend || g->pos == 0 || pos < g->pos) return 0;
+    size_t have = g->pos < g->window ? g->pos : g->window;
+    for (size_t l = 0; l < m->L; l++)
+        m->kind->state_extend(&m->acfg, generator_layer_state(g, l), g->window, have, pos);
+    g->pos = pos;
+    return 1;
+}
+
 size_t generator_state_bytes_used(const Generator *g) {
     size_t len = g->pos < g->window ? g->pos : g->window;
     return model_inference_bytes(g->m, len);
@@ -119,13 +166,22 @@ size_t generator_state_bytes_allocated(const Generator *g) {
     return g->m->L * g->state_floats * sizeof(float);
 }
 
+// out (OC) = (or +=) matrix i (OC, K) in
+static void project(Generator *g, float *out, const float *in, size_t i, MatvecMode mode) {
+    const Tensor *p = matrix(g->m, i);
+    if (g->weights == GEN_WEIGHTS_BF16)
+        matvec_bf16(out, in, (const uint16_t *)g->packed + g->offset[i], p->cols, p->rows, mode, g->x2);
+    else
+        matvec_f32(out, in, (const float *)g->packed + g->offset[i], p->cols, p->rows, mode);
+}
+
 // x += Attn(LN1(x)) projected, for layer l
 static void attention_block(Generator *g, size_t l, size_t pos) {
     const Model *m = g->m;
     const Layer *y = &m->layer[l];
-    size_t C = m->C, W = y->qkv->rows;
+    size_t C = m->C, mat = l * GEN_PER_LAYER;
     layernorm_forward(g->h, NULL, NULL, g->x, y->ln1_w->data, y->ln1_b->data, 1, C);
-    matvec_forward(g->qkv, g->h, g->lw[l].qkv, C, W);  // (W) = q | k | v | aux
+    project(g, g->qkv, g->h, mat + GEN_QKV, MATVEC_STORE);  // q | k | v | aux
     const float *q = g->qkv, *k = g->qkv + C, *v = g->qkv + 2 * C, *aux = g->qkv + 3 * C;
     if (g->prev_k) {
         // k_t = W_k x_{t-1}: read the previous token's key, keep this one for the next
@@ -143,20 +199,18 @@ static void attention_block(Generator *g, size_t l, size_t pos) {
         layernorm_forward(g->att2, NULL, NULL, g->att, y->lnh_w->data, y->lnh_b->data, m->H, m->dh);
         a = g->att2;
     }
-    matvec_forward(g->proj, a, g->lw[l].proj, C, C);
-    add_forward(g->x, g->x, g->proj, C);
+    project(g, g->x, a, mat + GEN_PROJ, MATVEC_ADD);  // the residual add, fused
 }
 
 // x += W2 gelu(W1 LN2(x)), for layer l
 static void ffn_block(Generator *g, size_t l) {
     const Model *m = g->m;
     const Layer *y = &m->layer[l];
-    size_t C = m->C, F = m->F;
-    layernorm_forward(g->h, NULL, NULL, g->x, y->ln2_w->data, y->ln2_b->data, 1, C);
-    matvec_forward(g->fc, g->h, g->lw[l].fc, C, F);
-    gelu_forward(g->fc_act, g->fc, F);
-    matvec_forward(g->proj, g->fc_act, g->lw[l].fc_proj, F, C);
-    add_forward(g->x, g->x, g->proj, C);
+    size_t mat = l * GEN_PER_LAYER;
+    layernorm_forward(g->h, NULL, NULL, g->x, y->ln2_w->data, y->ln2_b->data, 1, m->C);
+    project(g, g->fc, g->h, mat + GEN_FC, MATVEC_STORE);
+    gelu_forward(g->fc_act, g->fc, m->F);
+    project(g, g->x, g->fc_act, mat + GEN_FC_PROJ, MATVEC_ADD);
 }
 
 const float *generator_step(Generator *g, int token, size_t pos) {
@@ -171,7 +225,7 @@ const float *generator_step(Generator *g, int token, size_t pos) {
         if (m->F) ffn_block(g, l);
     }
     layernorm_forward(g->h, NULL, NULL, g->x, m->lnf_w->data, m->lnf_b->data, 1, C);
-    matvec_forward(g->logits, g->h, g->head, C, m->V);  // tied head
+    project(g, g->logits, g->h, m->L * GEN_PER_LAYER, MATVEC_STORE);  // tied head
     g->pos = pos + 1;
     return g->logits;
 }

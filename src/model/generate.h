@@ -9,8 +9,9 @@
 //   fast weights   the recurrent form, one float32 S (dh x dh) and z (dh) per
 //                  head and layer, updated in place: memory does not grow
 // Everything is allocated by generator_init; generator_step never allocates.
-// The matrices are read through transposed copies (see Generator.wt): the
-// products are the same arithmetic as the training forward's rows, bit for bit.
+// The matrices are read through packed copies (see Generator.packed): in fp32
+// the products are the same arithmetic as the training forward's rows, bit for
+// bit; GEN_WEIGHTS_BF16 trades that for half the bytes read per token.
 //
 // Positions. The token absorbed at `pos` (0-based: tokens absorbed before it
 // since the last reset) gets the position embedding row min(pos, block_size-1):
@@ -32,6 +33,7 @@
 // token, as x_{-1} = 0 in training).
 #pragma once
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model/model.h"
 
@@ -44,23 +46,28 @@
 typedef void (*GenLayerHook)(void *ctx, size_t layer, size_t pos, const float *q, const float *k,
                              const float *v, const float *aux, const float *y);
 
-// The projection weights of one layer, k-major (transposed) for matvec_forward.
-typedef struct {
-    float *qkv;      // (C, 3C + H*n_aux)
-    float *proj;     // (C, C)
-    float *fc;       // (C, F) or NULL
-    float *fc_proj;  // (F, C) or NULL
-} GenLayerWeights;
+// How a generator holds the weight matrices it streams every token
+// (kernels/matvec.h): an fp32 copy, bit-identical to the training forward's
+// products, or a bf16 copy (half the bytes; weights rounded to nearest even
+// once, at init, and each product's input rounded as it is read; LayerNorm,
+// GELU, attention, residual stream and sums stay fp32).
+typedef enum { GEN_WEIGHTS_FP32, GEN_WEIGHTS_BF16 } GenWeights;
+extern const char *const GEN_WEIGHTS_NAME[];  // "fp32", "bf16"
+
+// The matrices in the order a step reads them: per layer qkv, proj (and fc,
+// fc_proj), then the tied head (wte).
+enum { GEN_QKV, GEN_PROJ, GEN_FC, GEN_FC_PROJ, GEN_PER_LAYER };
 
 typedef struct {
     const Model *m;
-    // Transposed copies of the model's matrices, taken by generator_init: a
-    // one-token step is then a stream of contiguous multiply-adds over each
-    // weight (matvec_forward). A generator therefore sees the weights as they
-    // were at init; call generator_refresh after changing them.
-    float *wt;            // the block holding all copies
-    GenLayerWeights *lw;  // (L)
-    float *head;          // (C, V) wte transposed: the tied output head
+    // Packed copies of the model's matrices (kernels/matvec.h), taken by
+    // generator_init, back to back in the order a step reads them, so a step
+    // streams one block of memory front to back. A generator therefore sees
+    // the weights as they were at init; call generator_refresh after changing them.
+    GenWeights weights;
+    void *packed;         // the block: floats (fp32) or bf16 values
+    size_t *offset;       // (L * GEN_PER_LAYER + 1) where each matrix starts, in elements
+    uint32_t *x2;         // bf16 only: a product's input rounded to bf16 pairs
     size_t window;        // KV-cache capacity in tokens (= block_size); ignored by fast-weight kinds
     size_t state_floats;  // floats of attention state per layer: kind->state_floats(window)
     size_t pos;           // tokens absorbed since the last reset
@@ -73,7 +80,6 @@ typedef struct {
     float *k;             // (C) the key the step reads (shifted copy when key_shift)
     float *att;           // (C) attention output (H, dh)
     float *att2;          // (C) per-head LayerNorm of att (output_norm)
-    float *proj;          // (C) projections added to the residual
     float *fc;            // (F) FFN hidden before GELU
     float *fc_act;        // (F) after GELU (gelu_forward's buffers must not alias)
     float *logits;        // (V)
@@ -83,9 +89,11 @@ typedef struct {
 
 // Allocates the state and scratch for model m (which must outlive g) and
 // resets it. Exits on out-of-memory like every setup allocation.
+// generator_init holds the weights in fp32.
 void generator_init(Generator *g, const Model *m);
+void generator_init_weights(Generator *g, const Model *m, GenWeights w);
 void generator_free(Generator *g);
-// Re-reads the model's weights into the generator's transposed copies.
+// Re-reads the model's weights into the generator's packed copies.
 void generator_refresh(Generator *g);
 // Forgets the sequence: empty cache / initial state (zero, or I and 1 with
 // state_init = identity), previous keys zero, pos = 0.
@@ -96,6 +104,12 @@ void generator_reset(Generator *g);
 // position embedding row and the cache slot), and returns the logits (V) for
 // the next token. The pointer is g->logits, overwritten by the next step.
 const float *generator_step(Generator *g, int token, size_t pos);
+
+// For benchmarks only: brings the generator from g->pos (>= 1) to position pos
+// as far as the cost of a step goes (AttnKind.state_extend: a KV cache is
+// filled with copies of its entries), without stepping. Returns 0 and changes
+// nothing if the kind has no such shortcut (its step costs the same anywhere).
+int generator_extend(Generator *g, size_t pos);
 
 // Attention state of layer l: (state_floats). Fast-weight kinds: per head S
 // (dh, dh) then z (dh); softmax: per head K (window, dh) then V (window, dh).

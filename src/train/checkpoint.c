@@ -111,7 +111,7 @@ int checkpoint_read_config(const char *path, Config *cfg) {
         binfile_free(&f);
         return ERR_RUNTIME;
     }
-    config_defaults(cfg);
+    config_defaults_record(cfg);  // a record: a key it lacks means what it meant when written
     char origin[1100];
     snprintf(origin, sizeof origin, "%s [config]", path);
     rc = config_load_text(cfg, text, n, origin);

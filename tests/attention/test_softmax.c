@@ -519,6 +519,51 @@ static void test_step_long_context_in_blocks(void) {
     case_free(&x);
 }
 
+// state_extend (bench's far position): `have` real steps, then extend to pos,
+// must leave the state that pos real steps leave when token t repeats token
+// t % have's key and value, and the next step (at pos) the same output, bit
+// for bit; positions before and at the window. Past it the ring is full either
+// way: the same state as at the window.
+static void test_state_extend_is_repeated_steps(void) {
+    size_t H = 2, dh = 8, have = 5, window = 12, poss[] = {5, 6, 11, 12};
+    AttnConfig c = cfg_of((int)H, (int)dh);
+    CHECK(K_->state_extend != NULL);
+    Rng r;
+    rng_seed(&r, 77);
+    float *q = fbuf(H * dh), *k = fbuf(have * H * dh), *v = fbuf(have * H * dh);
+    float *y1 = fbuf(H * dh), *y2 = fbuf(H * dh);
+    fill_normal(q, H * dh, 1.0f, &r), fill_normal(k, have * H * dh, 1.0f, &r), fill_normal(v, have * H * dh, 1.0f, &r);
+    size_t n = K_->state_floats(&c, window);
+    float *a = fbuf(n), *b = fbuf(n);
+    for (size_t i = 0; i < sizeof poss / sizeof poss[0]; i++) {
+        size_t pos = poss[i];
+        K_->state_reset(&c, a, window);
+        K_->state_reset(&c, b, window);
+        for (size_t t = 0; t < pos; t++) {
+            const float *kt = k + (t % have) * H * dh, *vt = v + (t % have) * H * dh;
+            if (t < have) K_->step(&c, a, window, t, y1, q, kt, vt, NULL, NULL);
+            K_->step(&c, b, window, t, y2, q, kt, vt, NULL, NULL);
+        }
+        K_->state_extend(&c, a, window, have, pos);
+        CHECK(memcmp(a, b, n * sizeof(float)) == 0);
+        K_->step(&c, a, window, pos, y1, q, k, v, NULL, NULL);
+        K_->step(&c, b, window, pos, y2, q, k, v, NULL, NULL);
+        CHECK(memcmp(y1, y2, H * dh * sizeof(float)) == 0);
+        if (pos == window) {  // b: extended to the window; a: to far past it
+            K_->state_reset(&c, a, window);
+            K_->state_reset(&c, b, window);
+            for (size_t t = 0; t < have; t++) {
+                K_->step(&c, a, window, t, y1, q, k + t * H * dh, v + t * H * dh, NULL, NULL);
+                K_->step(&c, b, window, t, y2, q, k + t * H * dh, v + t * H * dh, NULL, NULL);
+            }
+            K_->state_extend(&c, a, window, have, 1000);
+            K_->state_extend(&c, b, window, have, window);
+            CHECK(memcmp(a, b, n * sizeof(float)) == 0);
+        }
+    }
+    free(q), free(k), free(v), free(y1), free(y2), free(a), free(b);
+}
+
 // ---- sizes and the table ------------------------------------------------------
 
 static void test_sizes_and_table(void) {
@@ -554,6 +599,7 @@ int main(void) {
     TEST(test_step_matches_forward);
     TEST(test_step_window_drops_oldest);
     TEST(test_step_long_context_in_blocks);
+    TEST(test_state_extend_is_repeated_steps);
     pool_shutdown();
     return test_summary();
 }

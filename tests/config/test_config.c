@@ -836,6 +836,7 @@ static void test_identity_normalize(void) {
     for (int i = 0; i < 3; i++) {
         valid_config(&c);
         snprintf(c.kind, sizeof c.kind, "%s", kinds[i]);
+        CHECK(config_set(&c, "attention.key_norm=sum") == 0);  // (delta's default is l2)
         CHECK(config_set(&c, "attention.feature_map=identity") == 0);
         expect_invalid(&c, "feature_map = identity with normalize = true", "allow_identity_normalize = true");
         CHECK(config_set(&c, "attention.allow_identity_normalize=true") == 0);
@@ -853,6 +854,77 @@ static void test_identity_normalize(void) {
     CHECK(config_validate(&c, "x") == 0);
     CHECK(config_set(&c, "attention.kind=delta") == 0 && config_set(&c, "attention.key_norm=l2") == 0);
     CHECK(config_validate(&c, "x") == 0);
+}
+
+// key_norm and feature_map default to what the kind says (attention.h:
+// attn_default_key_norm, attn_default_feature_map) unless given: delta l2 and
+// identity φ, the other kinds sum and elu1; a later layer's kind or normalize
+// moves a default that was not given, never a given value.
+static void test_kind_defaults(void) {
+    Config c;
+    valid_config(&c);
+    CHECK(load_text(&c, "[attention]\nkind = delta\n") == 0);
+    CHECK(c.key_norm == KEYNORM_L2 && c.feature_map == FMAP_IDENTITY);
+    CHECK(config_validate(&c, "x") == 0);
+    // given keys are kept: explicit elu1 with l2 (measured worse, but legal), explicit sum
+    valid_config(&c);
+    CHECK(load_text(&c, "[attention]\nkind = delta\nfeature_map = elu1\n") == 0);
+    CHECK(c.key_norm == KEYNORM_L2 && c.feature_map == FMAP_ELU1);
+    CHECK(config_validate(&c, "x") == 0);
+    valid_config(&c);
+    CHECK(load_text(&c, "[attention]\nkind = delta\nkey_norm = sum\n") == 0);
+    CHECK(c.key_norm == KEYNORM_SUM && c.feature_map == FMAP_ELU1);
+    valid_config(&c);
+    CHECK(load_text(&c, "[attention]\nkind = delta\nkey_norm = l2\nfeature_map = relu\n") == 0);
+    CHECK(c.key_norm == KEYNORM_L2 && c.feature_map == FMAP_RELU);
+    // the other kinds keep sum and elu1, whatever kind came before
+    const char *others[] = {"softmax", "linear", "linear_decay"};
+    for (int i = 0; i < 3; i++) {
+        char text[128];
+        valid_config(&c);
+        CHECK(config_set(&c, "attention.kind=delta") == 0 && c.key_norm == KEYNORM_L2);
+        snprintf(text, sizeof text, "[attention]\nkind = %s\n", others[i]);
+        CHECK(load_text(&c, text) == 0);
+        CHECK(c.key_norm == KEYNORM_SUM && c.feature_map == FMAP_ELU1);
+        CHECK(config_validate(&c, "x") == 0);
+    }
+    // layers: the file's kind, then --set; normalize = false has no l2 (sum, elu1)
+    valid_config(&c);
+    CHECK(load_text(&c, "[attention]\nkind = linear\n") == 0 && c.key_norm == KEYNORM_SUM);
+    CHECK(config_set(&c, "attention.kind=delta") == 0);
+    CHECK(c.key_norm == KEYNORM_L2 && c.feature_map == FMAP_IDENTITY);
+    CHECK(config_set(&c, "attention.normalize=false") == 0);
+    CHECK(c.key_norm == KEYNORM_SUM && c.feature_map == FMAP_ELU1);
+    CHECK(config_validate(&c, "x") == 0);
+    CHECK(config_set(&c, "attention.normalize=true") == 0 && c.key_norm == KEYNORM_L2);
+    CHECK(config_set(&c, "attention.feature_map=elu1") == 0);
+    CHECK(config_set(&c, "attention.kind=linear") == 0);  // key_norm follows, feature_map was given
+    CHECK(c.key_norm == KEYNORM_SUM && c.feature_map == FMAP_ELU1);
+    CHECK(config_set(&c, "attention.key_norm=l2") == 0 && config_set(&c, "attention.kind=delta") == 0);
+    CHECK(config_set(&c, "attention.kind=linear") == 0 && c.key_norm == KEYNORM_L2);  // given: refused, not moved
+    expect_invalid(&c, "[attention] key_norm = l2 applies only to kind = delta", NULL);
+
+    // what config_write records is the effective value, and reads back the same as
+    // a person's config and as a run's record
+    valid_config(&c);
+    CHECK(config_set(&c, "attention.kind=delta") == 0);
+    char *text = write_to_string(&c);
+    CHECK(strstr(text, "\nkey_norm         = l2\n") && strstr(text, "\nfeature_map      = identity\n"));
+    Config d, r;
+    config_defaults(&d);
+    config_defaults_record(&r);
+    CHECK(config_load_text(&d, text, strlen(text), "mem") == 0 && config_diff(&c, &d, NULL, 0, 0) == 0);
+    CHECK(config_load_text(&r, text, strlen(text), "mem") == 0 && config_diff(&c, &r, NULL, 0, 0) == 0);
+    free(text);
+    // a record older than key_norm (delta, elu1, no key_norm line) is what it
+    // trained with: sum; the same text as a person's config follows the kind
+    const char *old = "[attention]\nkind = delta\nfeature_map = elu1\n";
+    config_defaults_record(&r);
+    CHECK(config_load_text(&r, old, strlen(old), "old") == 0);
+    CHECK(r.key_norm == KEYNORM_SUM && r.feature_map == FMAP_ELU1);
+    config_defaults(&d);
+    CHECK(config_load_text(&d, old, strlen(old), "old") == 0);
+    CHECK(d.key_norm == KEYNORM_L2 && d.feature_map == FMAP_ELU1);
 }
 
 static void test_round_trip(void) {
@@ -1094,6 +1166,7 @@ int main(void) {
     TEST(test_validate_absurd_sizes);
     TEST(test_key_norm_and_decay);
     TEST(test_identity_normalize);
+    TEST(test_kind_defaults);
     TEST(test_round_trip);
     TEST(test_write_error);
     TEST(test_diff);

@@ -82,11 +82,21 @@ static void replay(const char *variant, size_t steps, size_t B, size_t T, const 
     const char *ini = safetensors_meta(&golden, key, &len);
     CHECK(ini != NULL);
     if (!ini) return;
-    Config c;
+    Config c, record;
     config_defaults(&c);
     int rc = config_load_text(&c, ini, len, key);
     if (rc) fprintf(stderr, "  %s\n", err_msg());
     CHECK(rc == 0);
+    // Each variant names the keys whose default depends on the kind (delta's
+    // key_norm and feature_map), so it means the same whatever the defaults:
+    // read as a run's record (a missing key as sum) it is the same model.
+    config_defaults_record(&record);
+    CHECK(config_load_text(&record, ini, len, key) == 0);
+    char diff[256];
+    if (config_diff(&c, &record, diff, sizeof diff, 0)) {
+        fprintf(stderr, "  %s: the configuration leaves to the kind's default: %s\n", variant, diff);
+        CHECK(0);
+    }
     CHECK((size_t)c.batch_size == B && (size_t)c.block_size == T);
     snprintf(key, sizeof key, "%s/init/wte", variant);
     const StEntry *wte = safetensors_find(&golden, key);
