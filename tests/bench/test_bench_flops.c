@@ -1,7 +1,7 @@
 // test_bench_flops.c — the FLOP model of `lmtrain bench` (tools/bench_flops.c)
 // against a count of what the kernels actually multiply.
 //
-// This program defines gemm, gemm_serial and gemm_ref itself (a plain triple
+// This program defines gemm, gemm_serial, gemm_ref and gemm_bf16 itself (a plain triple
 // loop that also adds 2*M*N*K to a counter), so the linker does not pull
 // kernels/gemm.o from the library and every matrix product of a forward +
 // backward goes through the counter. The formula is derived by hand from the
@@ -37,6 +37,10 @@ void gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alp
 }
 void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
               size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+               size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
     naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
