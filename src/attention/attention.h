@@ -113,11 +113,13 @@ typedef struct AttnKind {
     // has in output y_i (zero for j > i), and y0 (T, dh) the part of y that
     // comes from the initial state (zero unless state_identity), so that
     // y_i = Σ_j W[i, j] v_j + y0_i exactly, in double precision. q, k (T, dh)
-    // raw projections, aux (T, n_aux), lam this head's λ (1 without decay).
+    // raw projections, aux (T, attn_aux) each token's aux inputs as step()
+    // reads them, lam (T) each token's λ_t (decay_lambda_at; all 1 without
+    // decay): token t multiplies the state before it by λ_t.
     // NULL for a kind without such a form.
     const char *weights_formula;  // what W is, in words and symbols (for inspect)
     void (*value_weights)(const AttnConfig *c, size_t T, const float *q, const float *k,
-                          const float *aux, double lam, double *W, double *y0);
+                          const float *aux, const double *lam, double *W, double *y0);
 
     // ---- what the rest of the program asks, so that no code outside
     // src/attention/ needs to know a kind by its name ----

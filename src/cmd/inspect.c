@@ -659,7 +659,7 @@ static double abs_quantile_causal(const double *W, size_t T, double q) {
 static int section_attention(Inspect *in, size_t layer) {
     const Model *m = in->m;
     const AttnKind *kind = m->kind;
-    size_t T = m->Tmax < 64 ? m->Tmax : 64, d = m->dh, H = m->H, na = (size_t)kind->n_aux;
+    size_t T = m->Tmax < 64 ? m->Tmax : 64, d = m->dh, H = m->H, na = attn_aux(kind, &m->acfg);
     out(in, "\n== 8. the attention matrix %s implies: layer %zu, first validation window (%zu tokens) ==\n",
         kind->name, layer, T);
     if (!kind->value_weights) {
@@ -677,9 +677,11 @@ static int section_attention(Inspect *in, size_t layer) {
                          xcalloc(T * d, sizeof(float)), xcalloc(T * d, sizeof(float)),
                          xcalloc(T * (na ? na : 1), sizeof(float))};
     double *W = xcalloc(H * T * T, sizeof(double)), *y0 = xcalloc(T * d, sizeof(double));
+    double *lam = xcalloc(T, sizeof(double));  // λ_t of the head
     SvgHeatPanel p[16];
     char lab[16][32];
     out(in, "W[i, j]: the weight of value v_j in output y_i;\n%s\n", kind->weights_formula);
+    if (m->acfg.data_decay) out(in, "decay = data: λ^(i−j) is λ_{j+1}···λ_i, each token's own λ_t; λ below is their mean\n");
     out(in, "%5s %9s %14s %14s %14s %16s\n", "head", "λ", "on itself", "last 8 tokens", "mean distance",
         "reconstruction");
     char path[4400];
@@ -690,7 +692,11 @@ static int section_attention(Inspect *in, size_t layer) {
     for (size_t h = 0; h < H; h++) {
         probe_head_trace(m, tok, T, layer, h, &tr);
         const float *th = m->layer[layer].theta ? m->layer[layer].theta->data : NULL;
-        double lam = th ? attn_lambda(th[h]) : 1.0;
+        double lam_mean = 0;
+        for (size_t t = 0; t < T; t++) {
+            lam[t] = decay_lambda_at(kind, &m->acfg, tr.aux + t * na, th, h);
+            lam_mean += lam[t] / (double)T;
+        }
         double *w = W + h * T * T;
         kind->value_weights(&m->acfg, T, tr.q, tr.k, tr.aux, lam, w, y0);
         // the weights must give back the step's own output: y_i = Σ_j W_ij v_j + y0_i
@@ -713,7 +719,7 @@ static int section_attention(Inspect *in, size_t layer) {
             }
             tot += row > 0;
         }
-        out(in, "%5zu %9.5f %14.3f %14.3f %14.2f %16.2g\n", h, lam, self / tot, near / tot, dist / tot, err / ymax);
+        out(in, "%5zu %9.5f %14.3f %14.3f %14.2f %16.2g\n", h, lam_mean, self / tot, near / tot, dist / tot, err / ymax);
         if (h < 16) {
             snprintf(lab[h], sizeof lab[h], "head %zu", h);
             p[h] = (SvgHeatPanel){lab[h], T, T, w, abs_quantile_causal(w, T, 0.98)};
@@ -743,6 +749,7 @@ out:
     free(tr.q), free(tr.k), free(tr.v), free(tr.y), free(tr.aux);
     free(W);
     free(y0);
+    free(lam);
     return rc;
 }
 

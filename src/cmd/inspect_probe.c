@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attention/decay.h"
 #include "model/generate.h"
 #include "model/sampler.h"
 #include "format/fp16.h"
@@ -73,7 +74,7 @@ void probe_head_trace(const Model *m, const int *tokens, size_t T, size_t layer,
                       ProbeHeadTrace *tr) {
     Generator g;
     generator_init(&g, m);
-    TraceTap tap = {layer, head, m->dh, (size_t)m->kind->n_aux, tr};
+    TraceTap tap = {layer, head, m->dh, attn_aux(m->kind, &m->acfg), tr};
     g.hook = trace_tap;
     g.hook_ctx = &tap;
     for (size_t t = 0; t < T; t++) generator_step(&g, tokens[t], t);

@@ -17,8 +17,9 @@ void probe_state_snapshots(const Model *m, const int *tokens, size_t n, size_t l
                            const size_t *at, size_t n_at, float *S);
 
 // One head's attention on one window from a fresh state: q, k, v, y (T, dh)
-// and aux (T, n_aux) of layer `layer`, head `head`, exactly as its step saw
-// and produced them (y before output_norm).
+// and aux (T, attn_aux: the kind's own inputs, then with decay = data the
+// gate logit) of layer `layer`, head `head`, exactly as its step saw and
+// produced them (y before output_norm).
 typedef struct {
     float *q, *k, *v, *y, *aux;
 } ProbeHeadTrace;

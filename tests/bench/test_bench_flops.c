@@ -1,48 +1,13 @@
-// test_bench_flops.c — the FLOP model of `lmtrain bench` (tools/bench_flops.c)
+// test_bench_flops.c — the FLOP model of `lmtrain bench` (src/bench/bench_flops.c)
 // against a count of what the kernels actually multiply.
 //
-// This program defines gemm, gemm_serial, gemm_ref and gemm_bf16 itself (a plain triple
-// loop that also adds 2*M*N*K to a counter), so the linker does not pull
-// kernels/gemm.o from the library and every matrix product of a forward +
-// backward goes through the counter. The formula is derived by hand from the
+// Every matrix product of a forward + backward goes through a counter
+// (gemm_counter.h). The formula is derived by hand from the
 // kernels; the count must match it exactly (both are integers below 2^53).
 #include "../test.h"
-#include "kernels/gemm.h"
+#include "gemm_counter.h"
 #include "model/model.h"
 #include "bench/bench.h"
-
-static double g_flops;  // single-threaded: the pool is never started here
-
-static void naive(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
-                  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
-    g_flops += 2.0 * (double)M * (double)N * (double)K;
-    for (size_t i = 0; i < M; i++)
-        for (size_t j = 0; j < N; j++) {
-            double acc = 0;
-            for (size_t k = 0; k < K; k++)
-                acc += (double)(transA ? A[k * lda + i] : A[i * lda + k]) *
-                       (double)(transB ? B[j * ldb + k] : B[k * ldb + j]);
-            float prev = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
-            C[i * ldc + j] = (float)(alpha * acc) + prev;
-        }
-}
-
-void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
-          const float *B, size_t ldb, float beta, float *C, size_t ldc) {
-    naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-void gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
-                 size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
-    naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
-              size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
-    naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
-void gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
-               size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
-    naive(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-}
 
 // Counted FLOPs of one forward + backward vs the formula, for one model.
 static void check(const char *kind, size_t B, size_t T, int chunk, int normalize, int ffn, int pos_none) {
@@ -59,22 +24,22 @@ static void check(const char *kind, size_t B, size_t T, int chunk, int normalize
     bench_random_tokens(g.targets, B * T, 11, 4);
     BenchFlops f = bench_flops_per_token(&m, T);
     // the forward alone: a third of the dense multiplies, and attention's forward share
-    g_flops = 0;
+    g_gemm_flops = 0;
     graph_forward(&g);
     double want_fwd = (f.dense / 3 + f.attention_fwd) * (double)(B * T);
     CHECK(f.attention_fwd > 0 && f.attention_fwd < f.attention);
-    CHECK_NEAR(g_flops, want_fwd, 1e-9 * want_fwd);
-    if (fabs(g_flops - want_fwd) > 1e-9 * want_fwd)
-        fprintf(stderr, "  %s forward: counted %.0f, formula %.0f\n", kind, g_flops, want_fwd);
-    g_flops = 0;
+    CHECK_NEAR(g_gemm_flops, want_fwd, 1e-9 * want_fwd);
+    if (fabs(g_gemm_flops - want_fwd) > 1e-9 * want_fwd)
+        fprintf(stderr, "  %s forward: counted %.0f, formula %.0f\n", kind, g_gemm_flops, want_fwd);
+    g_gemm_flops = 0;
     double loss = graph_forward_backward(&g, &m);
     double want = (f.dense + f.attention) * (double)(B * T);
     CHECK(isfinite(loss));
     CHECK(f.attention > 0);
-    CHECK_NEAR(g_flops, want, 0.0);
-    if (g_flops != want)
+    CHECK_NEAR(g_gemm_flops, want, 0.0);
+    if (g_gemm_flops != want)
         fprintf(stderr, "  %s B=%zu T=%zu chunk=%d normalize=%d ffn=%d: counted %.0f, formula %.0f\n", kind, B,
-                T, chunk, normalize, ffn, g_flops, want);
+                T, chunk, normalize, ffn, g_gemm_flops, want);
     graph_free(&g);
     model_free(&m);
 }
@@ -116,16 +81,16 @@ static void check_delta_wy(size_t B, size_t T, int chunk) {
         solves += 3 * L * (L - 1) * d;
     }
     double slabs = (double)B * (double)m.H * (double)m.L;
-    g_flops = 0;
+    g_gemm_flops = 0;
     graph_forward(&g);
     double want_fwd = f.dense / 3 * (double)(B * T) + f.attention_fwd * (double)(B * T) - slabs * solves / 3;
-    CHECK_NEAR(g_flops, want_fwd, 0.0);
-    if (g_flops != want_fwd) fprintf(stderr, "  delta WY forward: counted %.0f, formula %.0f\n", g_flops, want_fwd);
-    g_flops = 0;
+    CHECK_NEAR(g_gemm_flops, want_fwd, 0.0);
+    if (g_gemm_flops != want_fwd) fprintf(stderr, "  delta WY forward: counted %.0f, formula %.0f\n", g_gemm_flops, want_fwd);
+    g_gemm_flops = 0;
     CHECK(isfinite(graph_forward_backward(&g, &m)));
     double want = (f.dense + f.attention) * (double)(B * T) - slabs * solves;
-    CHECK_NEAR(g_flops, want, 0.0);
-    if (g_flops != want) fprintf(stderr, "  delta WY T=%zu chunk=%d: counted %.0f, formula %.0f\n", T, chunk, g_flops, want);
+    CHECK_NEAR(g_gemm_flops, want, 0.0);
+    if (g_gemm_flops != want) fprintf(stderr, "  delta WY T=%zu chunk=%d: counted %.0f, formula %.0f\n", T, chunk, g_gemm_flops, want);
     graph_free(&g);
     model_free(&m);
 }

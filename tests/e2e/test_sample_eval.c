@@ -7,32 +7,38 @@
 #include <sys/resource.h>
 
 #include "../test.h"
+#include "attention/attention.h"
 #include "e2e.h"
 
 static char corpus[512], cfg_path[512];
 static char run_sm[512], run_lin[512], run_dec[512], run_delta[512];
+static char run_dec_data[512], run_delta_data[512], run_delta_wy[512];  // inspect's variants
 static size_t corpus_size;  // write_corpus stops at a word boundary past CORPUS_BYTES
 
 #define CORPUS_BYTES 20000
 #define VAL_FRACTION 0.2
 #define BLOCK 16
 
-static void train(const char *kind, const char *pos, const char *out) {
+// heads of d_model / heads; extra: more [attention] lines (or "")
+static void train_with(const char *kind, const char *pos, int heads, int d_model, const char *extra,
+                       const char *out) {
     char text[4096];
     snprintf(text, sizeof text,
              "[run]\nname = tiny\nseed = 7\nthreads = 1\n"
              "[data]\npath = %s\nval_fraction = %g\n"
-             "[model]\nlayers = 2\nheads = 2\nd_model = 16\nblock_size = %d\npos = %s\n"
-             "[attention]\nkind = %s\nchunk = 5\n"
+             "[model]\nlayers = 2\nheads = %d\nd_model = %d\nblock_size = %d\npos = %s\n"
+             "[attention]\nkind = %s\nchunk = 5\n%s"
              "[train]\nsteps = 60\nbatch_size = 4\nlr = 3e-3\nwarmup = 5\neval_every = 30\n"
              "eval_batches = 2\nlog_every = 10\ncheckpoint_every = 60\n",
-             corpus, VAL_FRACTION, BLOCK, pos, kind);
+             corpus, VAL_FRACTION, heads, d_model, BLOCK, pos, kind, extra);
     write_text(cfg_path, text);
     char *argv[] = {"--config", cfg_path, "--out", (char *)out, NULL};
     int rc = run_lmtrain(argv);
     CHECK(rc == 0);
     if (rc) fprintf(stderr, "training %s: %s\n", kind, e2e_out);
 }
+
+static void train(const char *kind, const char *pos, const char *out) { train_with(kind, pos, 2, 16, "", out); }
 
 // Runs lmtrain with stdout and stderr kept apart (files out.txt, err.txt in the
 // test folder); returns the exit status, and the child's peak RSS in KiB in
@@ -341,10 +347,26 @@ static double max_reconstruction(const char *o) {
     return worst;
 }
 
+// Every section of inspect for every registered kind and its variants: what
+// each run has (a fast-weight state, a normaliser z, a decay λ) and the words
+// of its training form.
 static void test_inspect_writes_report(void) {
-    const char *runs[] = {run_sm, run_lin, run_dec, run_delta};
-    for (int r = 0; r < 4; r++) {
-        char *argv[] = {"inspect", "--run", (char *)runs[r], "--drift-tokens", "3000", "--stretch", "500",
+    const struct {
+        const char *run;
+        int state, z, lambda;
+        const char *form;
+    } runs[] = {
+        {run_sm, 0, 0, 0, "training form: tiled"},
+        {run_lin, 1, 1, 0, "training form: chunkwise-parallel"},
+        {run_dec, 1, 1, 1, "training form: chunkwise-parallel"},
+        {run_delta, 1, 0, 1, "training form: exact token recurrence"},
+        {run_dec_data, 1, 1, 1, "training form: chunkwise-parallel"},
+        {run_delta_data, 1, 0, 1, "training form: exact token recurrence"},
+        {run_delta_wy, 1, 0, 1, "training form: exact token recurrence"},  // the words cover both forms
+    };
+    int kinds_seen[8] = {0};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        char *argv[] = {"inspect", "--run", (char *)runs[r].run, "--drift-tokens", "3000", "--stretch", "500",
                         "--fp16-tokens", "2000", "--layer", "1", "--head", "1", NULL};
         int rc = run_split(argv, NULL);
         CHECK(rc == 0);
@@ -354,32 +376,41 @@ static void test_inspect_writes_report(void) {
             free(o);
             continue;
         }
+        for (int k = 0; attn_kinds[k] && k < 8; k++) {
+            char head[64];
+            snprintf(head, sizeof head, ": %s attention,", attn_kinds[k]->name);
+            kinds_seen[k] |= strstr(o, head) != NULL;
+        }
         // training vs generation form: the whole model's logits agree to float rounding
         double abs_d = NAN, ref = NAN, rel = NAN;
         char *p = strstr(o, "\nlogits");
         CHECK(p && sscanf(p, "\nlogits %lf %lf %lf", &abs_d, &ref, &rel) == 3);
         CHECK(rel <= 1e-5);
         // the attention matrix every kind implies reproduces its output
-        CHECK(max_reconstruction(o) <= 1e-4);
+        double rec = max_reconstruction(o);
+        CHECK(rec <= 1e-4);
+        if (!(rec <= 1e-4)) fprintf(stderr, "  %s: reconstruction %.3g\n", runs[r].run, rec);
         const char *files[] = {"report.txt", "memory.csv", "memory.svg", "attention.csv", "attention.svg",
                                "state_norm.csv", "state_norm_S.svg", "fp16_drift.csv", "fp16_drift.svg",
                                "fp16_loss.csv", "state_heatmap.csv", "state_heatmap.svg", "state_norm_z.svg",
                                "lambda.csv", "lambda_horizon.svg"};
         for (int f = 0; f < 15; f++) {
             char path[700];
-            snprintf(path, sizeof path, "%s/inspect/%s", runs[r], files[f]);
-            // softmax: no state; z: the linear kinds only; λ: the kinds with a decay
-            int want = f < 5 || (f < 12 && r > 0) || (f == 12 && (r == 1 || r == 2)) || (f > 12 && r >= 2);
+            snprintf(path, sizeof path, "%s/inspect/%s", runs[r].run, files[f]);
+            int want = f < 5 || (f < 12 && runs[r].state) || (f == 12 && runs[r].z) || (f > 12 && runs[r].lambda);
             CHECK(file_exists(path) == want);
             if (file_exists(path) != want)
                 fprintf(stderr, "  %s: %s\n", path, want ? "missing" : "unexpected");
         }
-        if (r >= 2) CHECK(strstr(o, "horizon") != NULL);
-        if (r == 0) CHECK(strstr(o, "skipped") != NULL);
+        if (runs[r].lambda) CHECK(strstr(o, "horizon") != NULL);
+        if (!runs[r].state) CHECK(strstr(o, "skipped") != NULL);
         // each kind's own training form, not a label borrowed from another kind
-        if (r == 3) CHECK(strstr(o, "training form: exact token recurrence") != NULL);
-        if (r == 1) CHECK(strstr(o, "training form: chunkwise-parallel") != NULL);
+        CHECK(strstr(o, runs[r].form) != NULL);
         free(o);
+    }
+    for (int k = 0; attn_kinds[k]; k++) {  // every registered kind was inspected
+        CHECK(k < 8 && kinds_seen[k]);
+        if (!(k < 8 && kinds_seen[k])) fprintf(stderr, "  kind %s: no inspect run\n", attn_kinds[k]->name);
     }
     // a layer or head the model does not have: refused before anything is written
     char *bad[] = {"inspect", "--run", run_lin, "--head", "2", NULL};
@@ -407,6 +438,12 @@ int main(void) {
     train("linear", "learned", run_lin);
     train("linear_decay", "none", run_dec);
     train("delta", "learned", run_delta);
+    tpath(run_dec_data, sizeof run_dec_data, "run_linear_decay_data");
+    tpath(run_delta_data, sizeof run_delta_data, "run_delta_data");
+    tpath(run_delta_wy, sizeof run_delta_wy, "run_delta_wy");
+    train_with("linear_decay", "learned", 2, 16, "decay = data\n", run_dec_data);
+    train_with("delta", "learned", 2, 16, "decay = data\nkey_norm = sum\nfeature_map = elu1\n", run_delta_data);
+    train_with("delta", "none", 2, 128, "decay = data\nkey_norm = l2\n", run_delta_wy);  // head size 64: the WY form
     TEST(test_sample_deterministic_for_seed);
     TEST(test_sample_errors);
     TEST(test_generation_memory_is_flat);

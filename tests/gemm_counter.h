@@ -1,0 +1,42 @@
+// gemm_counter.h — a test program that includes this defines gemm, gemm_serial,
+// gemm_ref and gemm_bf16 itself: a plain triple loop that also adds 2*M*N*K to
+// g_gemm_flops. The linker then does not pull kernels/gemm.o from the library,
+// so every matrix product the program runs goes through the counter
+// (single-threaded use: the pool is never started, or runs one thread).
+#pragma once
+#include <stddef.h>
+
+#include "kernels/gemm.h"
+
+static double g_gemm_flops;
+
+static void counting_gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+                          size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    g_gemm_flops += 2.0 * (double)M * (double)N * (double)K;
+    for (size_t i = 0; i < M; i++)
+        for (size_t j = 0; j < N; j++) {
+            double acc = 0;
+            for (size_t k = 0; k < K; k++)
+                acc += (double)(transA ? A[k * lda + i] : A[i * lda + k]) *
+                       (double)(transB ? B[j * ldb + k] : B[k * ldb + j]);
+            float prev = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+            C[i * ldc + j] = (float)(alpha * acc) + prev;
+        }
+}
+
+void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
+          const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+                 size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+              size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+               size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
