@@ -73,7 +73,6 @@ static const char *const FMAP_NAMES[] = {"elu1", "relu", "identity", NULL};
 static const char *const STATE_NAMES[] = {"zero", "identity", NULL};
 static const char *const KEYNORM_NAMES[] = {"sum", "l2", NULL};
 static const char *const DECAY_NAMES[] = {"learned", "fixed", "data", NULL};
-static const char *const PRECISION_NAMES[] = {"fp32", "bf16", NULL};  // index = Precision
 
 #define OFF(field) offsetof(Config, field)
 #define STR(sec, k, field, r, m) \
@@ -140,7 +139,7 @@ static const Field FIELDS[] = {
     INT("train", "eval_batches", eval_batches, 1, 1 << 20, 0),
     INT("train", "log_every", log_every, 1, INT_MAX, 0),
     INT("train", "checkpoint_every", checkpoint_every, 1, INT_MAX, 0),
-    ENUM("train", "precision", precision, PRECISION_NAMES, 0),
+    ENUM("train", "precision", precision, precision_names, 0),
 };
 enum { N_FIELDS = sizeof FIELDS / sizeof FIELDS[0] };
 
