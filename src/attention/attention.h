@@ -29,6 +29,7 @@ typedef struct {
     int state_identity;   // S_0 = I, z_0 = 1 (decays like any other term)
     KeyNorm key_norm;     // sum or l2 normalisation of φ(q), φ(k) (kinds with uses_key_norm)
     int data_decay;       // λ per token from an extra aux input (decay.h; kinds with data_decay)
+    int decay_learned;    // θ is trained (decay = learned | data), else it stays at decay_init
 } AttnConfig;
 
 // Where step()'s state keeps one head's fast-weight matrix S (dh, dh),
@@ -54,6 +55,7 @@ typedef struct AttnKind {
     int uses_decay;       // 1: the model gives it one learnable theta per head
     int n_aux;            // the kind's own per-head per-token inputs (delta: β); decay = data adds
                           // one more, the gate (attn_aux() in decay.h counts both)
+    const char *aux_what; // what those n_aux inputs are, in words (params.h lists what a kind owns)
     int uses_key_norm;    // 1: reads AttnConfig.key_norm ([attention] key_norm)
     KeyNorm default_key_norm;  // key_norm when the configuration names none (kinds with
                                // uses_key_norm; attn_default_key_norm)

@@ -292,6 +292,7 @@ const AttnKind attn_delta = {
     .generation_form = "recurrent state",
     .uses_decay = 1,
     .n_aux = 1,
+    .aux_what = "the β logit a_t = w_βᵀx_t (β_t = sigmoid(a_t): how much of the correction is written)",
     .uses_key_norm = 1,
     // L2 keys with identity φ trained better than sum-normalised elu+1 keys on
     // Shakespeare and on recall (docs/delta.md, docs/recall.md)

@@ -15,6 +15,7 @@
 #include "attention/fastweight_chunk.h"
 #include "attention/fastweight_work.h"
 #include "attention/feature_map.h"
+#include "attention/row_sum.h"
 #include "attention/value_weights.h"
 #include "util/pool.h"
 
@@ -160,36 +161,34 @@ static void linear_state_reset(const AttnConfig *c, float *state, size_t window)
 // q, k, v, y (H, dh), aux (H, n_aux): S = λ S + φ(k) vᵀ, z = λ z + φ(k), then
 // the read-out (λ = λ_t with decay = data)
 #define FW_STEP_BLOCK 64  // feature-map values computed ahead of the state rows
-
 static void fw_step(int decay, const AttnConfig *c, float *state, float *y, const float *q,
                     const float *k, const float *v, const float *aux, const float *theta) {
     size_t d = (size_t)c->dh, na = attn_aux(&attn_linear_decay, c);
     for (size_t h = 0; h < (size_t)c->heads; h++) {
-        float *S = state + h * (d * d + d), *z = S + d * d, *yh = y + h * d;
-        const float *qh = q + h * d, *kh = k + h * d, *vh = v + h * d;
+        float *restrict S = state + h * (d * d + d), *restrict z = S + d * d, *yh = y + h * d;
+        const float *qh = q + h * d, *kh = k + h * d, *restrict vh = v + h * d;
         float lam = decay ? (float)decay_lambda_at(&attn_linear_decay, c, aux + h * na, theta, h) : 1.0f;
-        // phi of the key and query, a block at a time: as separate loops they
-        // vectorise (phi's exp is plain arithmetic), inside the row loops not
+        // phi of the key and query a block at a time (fmap_forward: fmap_phi's
+        // values, in loops that vectorise), then the state rows of the block
         float pk[FW_STEP_BLOCK], pq[FW_STEP_BLOCK];
         for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
             size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
-            for (size_t i = 0; i < nb; i++) pk[i] = fmap_phi(c->feature_map, kh[i0 + i]);
+            fmap_forward(c->feature_map, pk, kh + i0, nb);
             for (size_t i = 0; i < nb; i++) {
-                float *Si = S + (i0 + i) * d;
-                for (size_t j = 0; j < d; j++) Si[j] = lam * Si[j] + pk[i] * vh[j];
-                z[i0 + i] = lam * z[i0 + i] + pk[i];
+                float *restrict Si = S + (i0 + i) * d, p = pk[i];
+                for (size_t j = 0; j < d; j++) Si[j] = lam * Si[j] + p * vh[j];
+                z[i0 + i] = lam * z[i0 + i] + p;
             }
         }
+        // read-out: y_j = sum_i pq_i S_ij, den = eps + sum_i pq_i z_i, each
+        // summed over i in ascending order
         float den = c->eps;
         for (size_t j = 0; j < d; j++) yh[j] = 0.0f;
         for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
             size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
-            for (size_t i = 0; i < nb; i++) pq[i] = fmap_phi(c->feature_map, qh[i0 + i]);
-            for (size_t i = 0; i < nb; i++) {
-                const float *Si = S + (i0 + i) * d;
-                for (size_t j = 0; j < d; j++) yh[j] += pq[i] * Si[j];
-                den += pq[i] * z[i0 + i];
-            }
+            fmap_forward(c->feature_map, pq, qh + i0, nb);
+            row_sum_add(yh, S + i0 * d, d, pq, nb, d);
+            for (size_t i = 0; i < nb; i++) den += pq[i] * z[i0 + i];
         }
         if (c->normalize)
             for (size_t j = 0; j < d; j++) yh[j] /= den;

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "attention.h"
+#include "attention/row_sum.h"
 #include "attention/value_weights.h"
 #include "kernels/gemm.h"
 #include "kernels/vexp.h"
@@ -252,6 +253,36 @@ static void sm_state_reset(const AttnConfig *c, float *state, size_t window) {
 
 #define SM_STEP_BLOCK 256
 
+// i mod window for i < 2 window (an oldest slot plus an age): a compare, not
+// a division, which cost as much as the dot product it indexes
+static inline size_t ring(size_t i, size_t window) { return i < window ? i : i - window; }
+
+#define SM_STEP_KEYS 8  // cached keys scored side by side
+
+// p[i] = scale * (q . K[ring(first + i)]) for i < n, each dot product summed
+// over d in ascending order from zero. One product's sum is a chain of
+// dependent adds; SM_STEP_KEYS of them interleaved keep the adders busy
+// (each still the same chain, so the same value).
+static void sm_scores(float *p, const float *K, const float *q, size_t first, size_t n, size_t window,
+                      size_t dh, float scale) {
+    size_t i = 0;
+    for (; i + SM_STEP_KEYS <= n; i += SM_STEP_KEYS) {
+        const float *kr[SM_STEP_KEYS];
+        float sc[SM_STEP_KEYS] = {0};
+        for (size_t t = 0; t < SM_STEP_KEYS; t++) kr[t] = K + ring(first + i + t, window) * dh;
+        for (size_t d = 0; d < dh; d++)
+            for (size_t t = 0; t < SM_STEP_KEYS; t++) sc[t] += q[d] * kr[t][d];
+        for (size_t t = 0; t < SM_STEP_KEYS; t++) p[i + t] = sc[t] * scale;
+    }
+    for (; i < n; i++) {
+        const float *kj = K + ring(first + i, window) * dh;
+        float sc = 0.0f;
+        for (size_t d = 0; d < dh; d++) sc += q[d] * kj[d];
+        p[i] = sc * scale;
+    }
+}
+
+
 // window >= 1
 static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                     const float *q, const float *k, const float *v, const float *aux,
@@ -279,14 +310,9 @@ static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos
         for (size_t t0 = 0; t0 < n; t0 += SM_STEP_BLOCK) {
             size_t nb = n - t0 < SM_STEP_BLOCK ? n - t0 : SM_STEP_BLOCK;
             float bm = -INFINITY;
-            for (size_t i = 0; i < nb; i++) {
-                const float *kj = K + ((first + t0 + i) % window) * dh;
-                float sc = 0.0f;
-                for (size_t d = 0; d < dh; d++) sc += qh[d] * kj[d];
-                sc *= scale;
-                p[i] = sc;
-                if (sc > bm) bm = sc;
-            }
+            sm_scores(p, K, qh, first + t0, nb, window, dh, scale);
+            for (size_t i = 0; i < nb; i++)
+                if (p[i] > bm) bm = p[i];
             if (bm > m) {
                 float a = m == -INFINITY ? 0.0f : vexpf(m - bm);
                 l *= a;
@@ -294,11 +320,11 @@ static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos
                 m = bm;
             }
             for (size_t i = 0; i < nb; i++) p[i] = vexpf(p[i] - m);
-            for (size_t i = 0; i < nb; i++) {
-                const float *vj = V + ((first + t0 + i) % window) * dh;
-                l += p[i];
-                for (size_t d = 0; d < dh; d++) yh[d] += p[i] * vj[d];
-            }
+            for (size_t i = 0; i < nb; i++) l += p[i];
+            // the block's values: cache slots s .. up to the end of the ring, then from slot 0
+            size_t s = ring(first + t0, window), n1 = nb < window - s ? nb : window - s;
+            row_sum_add(yh, V + s * dh, dh, p, n1, dh);
+            row_sum_add(yh, V, dh, p + n1, nb - n1, dh);
         }
         float inv = 1.0f / l;
         for (size_t d = 0; d < dh; d++) yh[d] *= inv;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "attention/decay.h"
+#include "attention/params.h"
 #include "autograd/ops.h"
 #include "util/err.h"
 #include "util/rng.h"
@@ -234,7 +235,10 @@ static int case_attention(FILE *out, const AttnKind *kind, const AttnCheckCase *
                 B, T, ac->key_shift};
     Tensor *qkv = leaf(&L, "qkv", B * T, 3 * C + H * attn_aux(kind, &a.cfg), &rng, 0.7f, 0);
     Tensor *theta = NULL;
-    if (kind->uses_decay) {
+    AttnOwnParam own[ATTN_MAX_OWN];
+    size_t n_own = attn_own_params(kind, &a.cfg, own), owns_theta = 0;
+    for (size_t i = 0; i < n_own; i++) owns_theta |= own[i].place == ATTN_OWN_THETA;
+    if (owns_theta) {
         theta = leaf(&L, "theta", 1, H, &rng, 0, 0);
         float lam = ac->lam;
         theta->data[0] = (float)attn_logit(lam);

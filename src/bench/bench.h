@@ -101,11 +101,12 @@ extern const BenchSize BENCH_SIZES[BENCH_N_SIZES];
 // "baby L4 H4 C128 T64 B12"
 void bench_size_label(char *buf, size_t cap, const BenchSize *s);
 
-// One measurement of the train and profile parts: a kind at a model size.
+// One measurement of the train and profile parts: a kind at a model size, the
+// size as --set leaves it (bench_config), so labels and CSV rows say what ran.
 typedef struct {
     const BenchOpts *o;
     const char *kind;
-    const BenchSize *size;
+    BenchSize size;
     Precision precision;  // the matmuls' precision ([train] precision); fp32 unless the train part's --precision
 } BenchSizeJob;
 

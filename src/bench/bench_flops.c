@@ -6,6 +6,7 @@
 //   backward dx = dy W, dW += dyᵀ x   2 x 2·out·in per token
 // so 6 FLOPs per weight per token, over
 //   N_mm = L·[(3C + H·n_aux)·C  (qkv)  +  C·C  (proj)  +  2·F·C  (fc, fc_proj)]  +  V·C (tied head)
+// (n_aux: the rows per head the kind owns in the qkv projection, attention/params.h)
 // The token and position embeddings are lookups (no multiplies); LayerNorm,
 // GELU, residual adds, the cross-entropy and AdamW are O(C) per token and
 // element-wise: not counted (under 1% here), nor are exp() calls.
@@ -15,12 +16,11 @@
 // NaN, and bench prints "-".
 #include <math.h>
 
-#include "attention/decay.h"
 #include "bench/bench.h"
 
 BenchFlops bench_flops_per_token(const Model *m, size_t T) {
     double C = (double)m->C, F = (double)m->F, L = (double)m->L, V = (double)m->V;
-    double qkv_rows = 3 * C + (double)m->H * (double)attn_aux(m->kind, &m->acfg);
+    double qkv_rows = (double)m->layer[0].qkv->rows;  // q | k | v and the kind's own rows
     double n_mm = L * (qkv_rows * C + C * C + 2 * F * C) + V * C;
     BenchFlops f = {.dense = 6 * n_mm, .attention = NAN, .attention_fwd = NAN};
     if (!m->kind->flops) return f;

@@ -2,7 +2,8 @@
 // (model/generate.h), `sample`-style: each step is generator_step followed by
 // sampler_next (temperature 1, whole vocabulary) on its logits, on one thread
 // as `lmtrain sample` runs. Measured around position 64 and around 16384 for
-// each kind; printed and written to generate.csv.
+// each kind, with the weights in fp32 and in bf16 (`sample --weights`);
+// printed and written to generate.csv.
 //
 // The model is the baby one with pos = none and block_size = 16384, so
 // softmax's KV cache holds 16384 tokens (a window as long as the context) and
@@ -24,6 +25,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "kernels/matvec.h"
 #include "model/generate.h"
 #include "model/sampler.h"
 #include "bench/bench.h"
@@ -44,6 +46,7 @@ static const char *const HOW[] = {"real steps", "cache filled by copy", "positio
 typedef struct {
     const BenchOpts *o;
     const char *kind;
+    GenWeights weights;
 } GenJob;
 
 typedef struct {
@@ -81,7 +84,7 @@ static int gen_child(void *ctx, double *out) {
     Model m;
     model_build(&m, &c, BENCH_VOCAB);
     GenCtx x;
-    generator_init(&x.g, &m);
+    generator_init_weights(&x.g, &m, j->weights);
     sampler_init(&x.s, m.V, 1.0f, 0, 1);
     x.tok = 0;
 
@@ -106,7 +109,8 @@ static int gen_child(void *ctx, double *out) {
     out[OUT_FILL_S] = bench_now() - t0;
     BenchTime far = bench_time(&o, NULL, burst, &x);
     store_position(out + OUT_FAR, &far, &x.g);
-    out[OUT_WEIGHT_BYTES] = 4.0 * (double)m.n_weights;  // every matrix is read once per token
+    // every matrix is read once per token, 4 or 2 bytes a weight
+    out[OUT_WEIGHT_BYTES] = (j->weights == GEN_WEIGHTS_BF16 ? 2.0 : 4.0) * (double)m.n_weights;
 
     sampler_free(&x.s);
     generator_free(&x.g);
@@ -115,9 +119,9 @@ static int gen_child(void *ctx, double *out) {
 }
 
 // one position's generate.csv row; `bytes`: read per token, `gbs`: those per CPU-second
-static void csv_position(FILE *f, const char *kind, int position, const double *at, double bytes, double gbs,
-                         const char *how) {
-    fprintf(f, "%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%.0f,%.3f,%s\n", kind, position, (int)at[AT_REPS], at[AT_S] * 1e6,
+static void csv_position(FILE *f, const char *kind, const char *weights, int position, const double *at,
+                         double bytes, double gbs, const char *how) {
+    fprintf(f, "%s,%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%.0f,%.3f,%s\n", kind, weights, position, (int)at[AT_REPS], at[AT_S] * 1e6,
             1.0 / at[AT_S], at[AT_CPU], at[AT_CPU_S] * 1e6, at[AT_STATE], bytes, gbs, how);
 }
 
@@ -125,23 +129,28 @@ int bench_part_generate(const BenchOpts *o) {
     AtomicFile a;
     int rc = atomic_open_in(&a, o->out, "generate.csv");
     if (rc) return rc;
-    fprintf(a.f, "kind,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,"
+    fprintf(a.f, "kind,weights,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,"
                  "bytes_per_token,gbs_cpu,how\n");
+    Config shown;  // the sizes as --set left them
+    bench_config(&shown, o->kinds[0], LAYERS, HEADS, D_MODEL, FAR, 1, POS_NONE);
 
     printf("== Generation: generator_step + sampler_next per token, 1 thread (as `sample`) ==\n"
-           "  model: layers %d, heads %d, d_model %d, ffn 4, vocab %d, pos none, block_size (KV window) %d\n"
+           "  model: layers %d, heads %d, d_model %d, ffn %d, vocab %d, pos none, block_size (KV window) %d\n"
            "  time: median of timed bursts of %d tokens, wall clock (tokens/s) and CPU time; state:\n"
            "  attention cache/state in use; GB/s: the bytes a token must read (weights + state in use)\n"
-           "  per CPU-second, against the 1-thread DRAM read bandwidth of part peak (%.1f GB/s)\n\n",
-           LAYERS, HEADS, D_MODEL, BENCH_VOCAB, FAR, BURST, o->mem_gbs);
-    printf("  %-13s %22s %8s %10s %6s %22s %8s %10s %6s %5s  %s\n", "kind", "@64: us/tok (tok/s)", "cpu us", "state",
+           "  per CPU-second, against the 1-thread DRAM read bandwidth of part peak (%.1f GB/s);\n"
+           "  weights: fp32, or bf16 (`sample --weights bf16`, kernel %s)\n\n",
+           shown.layers, shown.heads, shown.d_model, shown.ffn_mult, BENCH_VOCAB, shown.block_size, BURST, o->mem_gbs,
+           matvec_bf16_kernel());
+    printf("  %-13s %-4s %22s %8s %10s %6s %22s %8s %10s %6s %5s  %s\n", "kind", "wts", "@64: us/tok (tok/s)", "cpu us", "state",
            "GB/s", "@16384: us/tok (tok/s)", "cpu us", "state", "GB/s", "% bw", "how 16384 was reached");
-    for (int k = 0; k < o->n_kinds; k++) {
-        GenJob j = {.o = o, .kind = o->kinds[k]};
+    for (int k = 0; k < 2 * o->n_kinds; k++) {
+        GenJob j = {.o = o, .kind = o->kinds[k / 2], .weights = k % 2 ? GEN_WEIGHTS_BF16 : GEN_WEIGHTS_FP32};
+        const char *wn = GEN_WEIGHTS_NAME[j.weights];
         BenchResult r;
         if (bench_in_child(gen_child, &j, &r)) {
-            printf("  %-13s failed: %s\n", o->kinds[k], err_msg());
-            fprintf(a.f, "%s,%d,,,,,,,,,failed\n%s,%d,,,,,,,,,failed\n", o->kinds[k], NEAR, o->kinds[k], FAR);
+            printf("  %-13s %-4s failed: %s\n", j.kind, wn, err_msg());
+            fprintf(a.f, "%s,%s,%d,,,,,,,,,failed\n%s,%s,%d,,,,,,,,,failed\n", j.kind, wn, NEAR, j.kind, wn, FAR);
             continue;
         }
         const double *v = r.out, *vn = v + OUT_NEAR, *vf = v + OUT_FAR;
@@ -154,12 +163,12 @@ int bench_part_generate(const BenchOpts *o) {
         snprintf(how, sizeof how, "%s (%.1f s)", hw, v[OUT_FILL_S]);
         double b1 = v[OUT_WEIGHT_BYTES] + vn[AT_STATE], b2 = v[OUT_WEIGHT_BYTES] + vf[AT_STATE];
         double g1 = b1 / vn[AT_CPU_S] * 1e-9, g2 = b2 / vf[AT_CPU_S] * 1e-9;
-        printf("  %-13s %22s %8.1f %10s %6.1f %22s %8.1f %10s %6.1f %4.0f%%  %s\n", o->kinds[k], c1,
+        printf("  %-13s %-4s %22s %8.1f %10s %6.1f %22s %8.1f %10s %6.1f %4.0f%%  %s\n", j.kind, wn, c1,
                vn[AT_CPU_S] * 1e6, s1, g1, c2, vf[AT_CPU_S] * 1e6, s2, g2,
                o->mem_gbs > 0 ? 100.0 * g2 / o->mem_gbs : NAN, how);
         fflush(stdout);
-        csv_position(a.f, o->kinds[k], NEAR, vn, b1, g1, "real steps");
-        csv_position(a.f, o->kinds[k], FAR, vf, b2, g2, hw);
+        csv_position(a.f, j.kind, wn, NEAR, vn, b1, g1, "real steps");
+        csv_position(a.f, j.kind, wn, FAR, vf, b2, g2, hw);
     }
     printf("\n");
     return atomic_commit(&a);

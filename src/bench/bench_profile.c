@@ -105,10 +105,10 @@ static int profile_child(void *ctx, double *out) {
     const BenchSizeJob *j = ctx;
     pool_init(j->o->threads);
     BenchTrainer x;
-    bench_trainer_init(&x, j->size, j->kind, j->precision);
+    bench_trainer_init(&x, &j->size, j->kind, j->precision);
     Model *m = &x.m;
     Graph *g = &x.g;
-    size_t T = (size_t)j->size->block_size, tokens = T * (size_t)j->size->batch_size;
+    size_t T = (size_t)j->size.block_size, tokens = T * (size_t)j->size.batch_size;
     for (int i = 0; i < OUT_TOTAL; i++) out[i] = 0;
 
     double norm = 0;
@@ -223,7 +223,7 @@ int bench_part_profile(const BenchOpts *o) {
     BenchSizeJob j;
     char label[64];
     for (size_t at = 0; bench_next_size_job(o, &at, &j, label, sizeof label);) {
-        const BenchSize *s = j.size;
+        const BenchSize *s = &j.size;
         BenchResult r;
         printf("\n  %s, %s\n", label, j.kind);
         if (bench_in_child(profile_child, &j, &r)) {

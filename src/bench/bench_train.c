@@ -56,8 +56,13 @@ int bench_next_size_job(const BenchOpts *o, size_t *at, BenchSizeJob *j, char *l
         size_t si = *at / nk, k = *at % nk;
         ++*at;
         if (!(o->sizes & (1 << si))) continue;
-        *j = (BenchSizeJob){.o = o, .kind = o->kinds[k], .size = &BENCH_SIZES[si]};
-        bench_size_label(label, cap, j->size);
+        BenchSize s = BENCH_SIZES[si];
+        Config c;
+        bench_config(&c, o->kinds[k], s.layers, s.heads, s.d_model, s.block_size, s.batch_size, POS_LEARNED);
+        s.layers = c.layers, s.heads = c.heads, s.d_model = c.d_model;
+        s.block_size = c.block_size, s.batch_size = c.batch_size;
+        *j = (BenchSizeJob){.o = o, .kind = o->kinds[k], .size = s};
+        bench_size_label(label, cap, &j->size);
         return 1;
     }
     return 0;
@@ -74,9 +79,9 @@ static int train_child(void *ctx, double *out) {
     const BenchSizeJob *j = ctx;
     pool_init(j->o->threads);
     BenchTrainer x;
-    bench_trainer_init(&x, j->size, j->kind, j->precision);
+    bench_trainer_init(&x, &j->size, j->kind, j->precision);
     BenchTime t = bench_time(j->o, NULL, train_step, &x);
-    BenchFlops f = bench_flops_per_token(&x.m, (size_t)j->size->block_size);
+    BenchFlops f = bench_flops_per_token(&x.m, (size_t)j->size.block_size);
     bench_time_store(&t, out);
     out[OUT_DENSE] = f.dense;
     out[OUT_ATTN] = f.attention;
@@ -91,7 +96,7 @@ static int train_child(void *ctx, double *out) {
 // several threads, again on one). Returns 1 if the measurement failed.
 static int train_row(const BenchOpts *o, BenchSizeJob j, const char *label, int w, FILE *csv, double *tok_s_out,
                      double *per_cpu_out) {
-    const BenchSize *s = j.size;
+    const BenchSize *s = &j.size;
     BenchResult r;
     if (bench_in_child(train_child, &j, &r)) {
         printf("  %-*s %-13s failed: %s\n", w, label, j.kind, err_msg());
@@ -115,7 +120,7 @@ static int train_row(const BenchOpts *o, BenchSizeJob j, const char *label, int 
     if (o->threads > 1) {
         BenchOpts one = *o;
         one.threads = 1;
-        BenchSizeJob j1 = {.o = &one, .kind = j.kind, .size = s, .precision = j.precision};
+        BenchSizeJob j1 = {.o = &one, .kind = j.kind, .size = *s, .precision = j.precision};
         BenchResult r1;
         if (!bench_in_child(train_child, &j1, &r1)) per_cpu_1 = tokens / r1.out[OUT_CPU_MEDIAN];
     }

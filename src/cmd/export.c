@@ -7,10 +7,11 @@
 // row-major, laid out as torch.nn.Linear stores them: (out_features,
 // in_features), so y = x W^T. In particular h.{i}.attn.qkv.weight is
 // [3C + H*n_aux, C] with rows 0..C-1 = W_q, C..2C-1 = W_k, 2C..3C-1 = W_v (then
-// the per-head aux rows, head by head: delta's β row, then with decay = data
-// the gate row w_h, whose bias is attn.theta[h]; none for softmax, linear and
-// linear_decay with a fixed or learned decay): the same stacking as nanoGPT's c_attn. The output head is tied to wte and is
-// not stored twice.
+// the rows each kind owns, head by head, as attention/params.h lists them and
+// `lmtrain inspect` prints them: delta's β row, then with decay = data the
+// gate row w_h, whose bias is attn.theta[h]; none for softmax, linear and
+// linear_decay with a fixed or learned decay): the same stacking as nanoGPT's
+// c_attn. The output head is tied to wte and is not stored twice.
 //
 // __metadata__ (strings only):
 //   format          "pt"

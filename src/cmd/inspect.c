@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "attention/decay.h"
+#include "attention/params.h"
 #include "cmd/commands.h"
 #include "cmd/inspect_probe.h"
 #include "cmd/args.h"
@@ -161,6 +162,22 @@ static int write_svg(const Inspect *in, const char *name, const char *title, con
     return rc;
 }
 
+// What the kind owns besides q, k, v and the output projection (attention/params.h)
+static void section_owned(Inspect *in) {
+    const Model *m = in->m;
+    AttnOwnParam own[ATTN_MAX_OWN];
+    size_t n = attn_own_params(m->kind, &m->acfg, own);
+    if (n == 0) out(in, "%s owns no parameters besides q, k, v and the output projection\n", m->kind->name);
+    for (size_t i = 0; i < n; i++) {
+        if (own[i].place == ATTN_OWN_QKV_ROWS)
+            out(in, "owns: %zu row%s per head of attn.qkv.weight: %s\n", own[i].per_head,
+                own[i].per_head == 1 ? "" : "s", own[i].what);
+        else
+            out(in, "owns: %s, %zu per head%s: %s\n", own[i].name, own[i].per_head, own[i].learnable ? "" : " (frozen)",
+                own[i].what);
+    }
+}
+
 // ============================================================================
 // 1. λ per head
 // ============================================================================
@@ -168,7 +185,7 @@ static int write_svg(const Inspect *in, const char *name, const char *title, con
 static int section_lambda(Inspect *in) {
     const Model *m = in->m;
     out(in, "\n== 1. decay λ per head and memory horizon 1/(1-λ) ==\n");
-    if (!m->kind->uses_decay) {
+    if (!model_has_decay(m)) {
         if (!in->cache)
             out(in, "%s has no decay: λ = 1, every token is kept at full weight forever "
                     "(horizon unbounded; the normaliser z makes the read-out an average)\n",
@@ -284,7 +301,7 @@ static int section_norms(Inspect *in, size_t stretch) {
     }
     if (!in->lay.has_z) out(in, "(%s keeps no normaliser z: its read-out is normalised by the query's features)\n",
                             m->kind->name);
-    out(in, "%s\n", m->kind->uses_decay
+    out(in, "%s\n", model_has_decay(m)
                         ? "With decay the state is a leaky sum: its norm levels off after a few horizons."
                         : "Without decay the state only grows (roughly like the number of tokens for z).");
     char title[300];
@@ -401,7 +418,7 @@ static int section_drift(Inspect *in, size_t n, uint64_t seed) {
     }
     out(in, "float16 keeps 11 significant bits: an update below ~1/2048 of a state entry is lost to\n"
             "rounding, and the rounding errors of every update accumulate in the state.\n");
-    if (m->kind->uses_decay)
+    if (model_has_decay(m))
         out(in, "Decay forgets old errors at the rate it forgets old tokens, so the error levels off.\n");
     else
         out(in, "Without decay the state grows like the token count: z passes 2048 after a few thousand\n"
@@ -531,7 +548,7 @@ static int section_fp16_loss(Inspect *in, size_t n) {
     if (broke)
         out(in, "NaN: the float16 state overflowed (float16's largest value is 65504) and the model's\n"
                 "output became NaN; it does not recover.\n");
-    out(in, "%s\n", m->kind->uses_decay
+    out(in, "%s\n", model_has_decay(m)
                         ? "Decay keeps the state bounded, so float16's relative rounding stays small at any length."
                         : "Without decay the state grows without bound: each write falls below float16's rounding\n"
                           "step of what is already stored, and the memory stops learning from new tokens.");
@@ -804,6 +821,7 @@ int cmd_inspect(int argc, char **argv) {
     if ((rc = make_dirs(in.dir)) || (rc = atomic_open(&in.rep, path))) goto done;
     out(&in, "inspect %s: %s attention, %zu layers x %zu heads of %zu, step %llu\n", r.dir, m->kind->name,
         m->L, m->H, m->dh, (unsigned long long)r.st.step);
+    section_owned(&in);
     if (!(rc = section_lambda(&in)) && !(rc = section_norms(&in, o.stretch))) {
         section_parallel(&in);
         if (!(rc = section_drift(&in, o.drift_tokens, o.seed)) && !(rc = section_fp16_loss(&in, o.fp16_tokens)) &&

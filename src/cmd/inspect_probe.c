@@ -54,7 +54,7 @@ void probe_state_snapshots(const Model *m, const int *tokens, size_t n, size_t l
 }
 
 typedef struct {
-    size_t layer, head, dh, n_aux;
+    size_t layer, head, dh, na;  // na: aux inputs per head and token (attn_aux)
     ProbeHeadTrace *tr;
 } TraceTap;
 
@@ -67,7 +67,7 @@ static void trace_tap(void *ctx, size_t layer, size_t pos, const float *q, const
     memcpy(t->tr->k + pos * d, k + o, d * sizeof(float));
     memcpy(t->tr->v + pos * d, v + o, d * sizeof(float));
     memcpy(t->tr->y + pos * d, y + o, d * sizeof(float));
-    if (t->n_aux) memcpy(t->tr->aux + pos * t->n_aux, aux + t->head * t->n_aux, t->n_aux * sizeof(float));
+    if (t->na) memcpy(t->tr->aux + pos * t->na, aux + t->head * t->na, t->na * sizeof(float));
 }
 
 void probe_head_trace(const Model *m, const int *tokens, size_t T, size_t layer, size_t head,

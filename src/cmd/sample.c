@@ -1,6 +1,7 @@
 // sample.c — `lmtrain sample`: generate text from a trained run (SPEC §2).
 //
 //   lmtrain sample --run DIR [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K] [--seed S]
+//                  [--weights fp32|bf16]
 //
 // The prompt is echoed, then each generated token is written to stdout as soon
 // as it is sampled (text: its byte; recall: its symbol, space-separated).
@@ -17,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernels/matvec.h"
 #include "model/generate.h"
 #include "model/sampler.h"
 #include "cmd/commands.h"
@@ -28,14 +30,14 @@
 #define MAX_TOKENS ((size_t)1000000000)
 
 typedef struct {
-    const char *run, *prompt;
+    const char *run, *prompt, *weights;
     size_t tokens, top_k;
     double temperature;
     uint64_t seed;
 } SampleOpts;
 
 static int parse(int argc, char **argv, SampleOpts *o) {
-    *o = (SampleOpts){.tokens = 500, .temperature = 1.0, .seed = 1337};
+    *o = (SampleOpts){.tokens = 500, .temperature = 1.0, .seed = 1337, .weights = "fp32"};
     const ArgOpt opts[] = {
         {"--run", ARG_STRING, &o->run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
         {"--prompt", ARG_STRING, &o->prompt, "TEXT", .help = "text to continue", .shown_default = "none: start from a newline"},
@@ -43,11 +45,16 @@ static int parse(int argc, char **argv, SampleOpts *o) {
         {"--temperature", ARG_DOUBLE, &o->temperature, "T", .help = "softmax temperature; 0 = always the likeliest", .lo = 0, .hi = 1e6},
         {"--top-k", ARG_SIZE, &o->top_k, "K", .help = "sample among the K likeliest tokens; 0 = all", .lo = 0, .hi = 1 << 20},
         {"--seed", ARG_U64, &o->seed, "S", .help = "random seed of the sampler"},
+        {"--weights", ARG_STRING, &o->weights, "W",
+         .help = "the weight matrices as generation reads them: fp32 (exact) or bf16 (half the bytes, rounded)"},
     };
     const ArgSpec spec = {"sample", "--run DIR [options]",
                           "Generate text from a trained run, one token at a time (KV cache or recurrent state).",
                           ARGS_TABLE(opts)};
-    return args_parse(&spec, argc, argv);
+    int rc = args_parse(&spec, argc, argv);
+    if (!rc && strcmp(o->weights, "fp32") && strcmp(o->weights, "bf16"))
+        rc = err_set(ERR_USAGE, "sample: --weights must be fp32 or bf16, not \"%s\"", o->weights);
+    return rc;
 }
 
 static double now_s(void) {
@@ -149,7 +156,7 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
     FILE *out = stdout;
     int tty = isatty(fileno(out));
     Generator g;
-    generator_init(&g, m);
+    generator_init_weights(&g, m, strcmp(o->weights, "bf16") ? GEN_WEIGHTS_FP32 : GEN_WEIGHTS_BF16);
     Sampler s;
     sampler_init(&s, m->V, (float)o->temperature, o->top_k, o->seed);
     size_t written = 0;
@@ -188,6 +195,9 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
         // on a terminal, start the statistics on a line of their own
         if (tty && dataset_task(r->data) == TASK_TEXT) fputc('\n', stderr);
         report(r, &g, n_prompt, n, secs, ctx.rebuilds);
+        if (g.weights == GEN_WEIGHTS_BF16)
+            fprintf(stderr, "sample: weights in bf16 (kernel %s): rounded once at start, sums in fp32\n",
+                    matvec_bf16_kernel());
     }
     free(ctx.hist);
     sampler_free(&s);

@@ -1131,5 +1131,6 @@ AttnConfig config_attention(const Config *c) {
         .state_identity = c->state_init == STATE_IDENTITY,
         .key_norm = c->key_norm,
         .data_decay = c->decay == DECAY_DATA,
+        .decay_learned = c->decay != DECAY_FIXED,
     };
 }

@@ -10,9 +10,10 @@
 
 #include <string.h>
 
+#include "kernels/bf16.h"
 #include "kernels/gemm.h"
 
-#if defined(__AVX512F__) || defined(__x86_64__)
+#if defined(__AVX512F__) || defined(BF16_HAVE_KERNELS)
 #include <immintrin.h>
 #endif
 
@@ -109,21 +110,6 @@ void matvec_f32(float *out, const float *inp, const float *packed, size_t K, siz
 
 // ---------------------------------------------------------------- bf16
 
-// Round to nearest even; a NaN stays a (quiet) NaN.
-static inline uint16_t bf16_round(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((u >> 16) | 0x0040u);
-    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-
-static inline float bf16_float(uint32_t b) {
-    uint32_t u = b << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 static size_t pairs(size_t K) { return (K + 1) / 2; }
 
 size_t matvec_bf16_packed_size(size_t K, size_t OC) {
@@ -144,16 +130,17 @@ void matvec_bf16_pack(uint16_t *dst, const float *w, size_t OC, size_t K) {
             for (size_t j = 0; j < width; j++)
                 for (size_t h = 0; h < 2; h++) {
                     size_t k = 2 * p + h;
-                    dst[2 * j + h] = j < n && k < K ? bf16_round(w[(r + j) * K + k]) : 0;
+                    dst[2 * j + h] = j < n && k < K ? bf16_from_float(w[(r + j) * K + k]) : 0;
                 }
     }
 }
 
-// the input as bf16 pairs, one word per (2p, 2p+1), zero past K
+// the input as bf16 pairs, one word per (2p, 2p+1): the bf16 values in order
+// (little-endian, so value 2p is the low half of word p), zero past K
 static void round_input(uint32_t *x2, const float *inp, size_t K) {
-    for (size_t p = 0; p < K / 2; p++)
-        x2[p] = (uint32_t)bf16_round(inp[2 * p]) | (uint32_t)bf16_round(inp[2 * p + 1]) << 16;
-    if (K % 2) x2[K / 2] = bf16_round(inp[K - 1]);
+    uint16_t *h = (uint16_t *)(void *)x2;
+    bf16_from_floats(h, inp, K);
+    if (K % 2) h[K] = 0;
 }
 
 static void finish(float *out, const float *res, size_t n, MatvecMode mode) {
@@ -165,22 +152,20 @@ static void panel_bf16_plain(float *out, const uint32_t *x2, const uint32_t *w, 
                              size_t width, MatvecMode mode) {
     float acc[MATVEC_PANEL] = {0};
     for (size_t p = 0; p < P; p++) {
-        float x0 = bf16_float(x2[p] & 0xFFFFu), x1 = bf16_float(x2[p] >> 16);
+        float x0 = bf16_to_float((uint16_t)(x2[p] & 0xFFFFu)), x1 = bf16_to_float((uint16_t)(x2[p] >> 16));
         const uint32_t *wp = w + p * width;
         for (size_t j = 0; j < n; j++) {
-            acc[j] += bf16_float(wp[j] & 0xFFFFu) * x0;
-            acc[j] += bf16_float(wp[j] >> 16) * x1;
+            acc[j] += bf16_to_float((uint16_t)(wp[j] & 0xFFFFu)) * x0;
+            acc[j] += bf16_to_float((uint16_t)(wp[j] >> 16)) * x1;
         }
     }
     finish(out, acc, n, mode);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define MATVEC_BF16_ASM 1
-// Compiled for AVX-512 BF16 whatever the build's -march (a target attribute,
-// so builds for other CPUs still contain it) and only called after the run-time
-// check in have_avx512_bf16().
-__attribute__((target("avx512f,avx512bf16"))) static void panel_bf16_avx512(
+#if defined(BF16_HAVE_KERNELS)
+// Compiled for AVX-512 BF16 whatever the build's -march (BF16_TARGET, see
+// kernels/bf16.h) and only called when bf16_cpu_missing() says the CPU has it.
+BF16_TARGET static void panel_bf16_avx512(
     float *out, const uint32_t *x2, const uint32_t *w, size_t P, size_t n, size_t nq, MatvecMode mode) {
     __m512 acc[16];
     for (size_t q = 0; q < 16; q++) acc[q] = _mm512_setzero_ps();
@@ -209,19 +194,15 @@ __attribute__((target("avx512f,avx512bf16"))) static void panel_bf16_avx512(
 static int force_plain;
 void matvec_bf16_force_plain(int on) { force_plain = on; }
 
-static int have_avx512_bf16(void) {
-#if defined(MATVEC_BF16_ASM)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512f");
+// The CPU check once per process (it reads the environment for its test hook).
+static int use_asm(void) {
+#if defined(BF16_HAVE_KERNELS)
+    static int have = -1;
+    if (have < 0) have = bf16_cpu_missing() == NULL;
+    return have && !force_plain;
 #else
     return 0;
 #endif
-}
-
-static int use_asm(void) {
-    static int have = -1;
-    if (have < 0) have = have_avx512_bf16();
-    return have && !force_plain;
 }
 
 const char *matvec_bf16_kernel(void) { return use_asm() ? "avx512-bf16" : "plain-c"; }
@@ -234,7 +215,7 @@ void matvec_bf16(float *out, const float *inp, const uint16_t *packed, size_t K,
     int fast = use_asm();
     for (size_t r = 0; r < OC; r += MATVEC_PANEL) {
         size_t n = min_sz(MATVEC_PANEL, OC - r), nq = vecs(n);
-#if defined(MATVEC_BF16_ASM)
+#if defined(BF16_HAVE_KERNELS)
         if (fast)
             panel_bf16_avx512(out + r, scratch, w, P, n, nq, mode);
         else

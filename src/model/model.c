@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "attention/decay.h"
+#include "attention/params.h"
 #include "util/err.h"
 #include "util/rng.h"
 
@@ -38,6 +39,8 @@ static size_t param_specs(Model *m, ParamSpec *out) {
     const Config *c = &m->cfg;
     size_t n = 0;
     char buf[96];
+    AttnOwnParam own[ATTN_MAX_OWN];
+    size_t n_own = attn_own_params(m->kind, &m->acfg, own), own_rows = attn_own_rows(own, n_own);
 #define ADD(NAME, R, COLS, INIT, WD, LEARN, SLOT)                                              \
     do {                                                                                      \
         if (out) out[n] = (ParamSpec){xstrdup(NAME), (R), (COLS), (INIT), (WD), (LEARN), (SLOT)}; \
@@ -50,10 +53,12 @@ static size_t param_specs(Model *m, ParamSpec *out) {
 #define NAME(fmt) (snprintf(buf, sizeof buf, "h.%zu." fmt, l), buf)
         ADD(NAME("ln_1.weight"), 1, m->C, INIT_ONES, 0, 1, y ? &y->ln1_w : NULL);
         ADD(NAME("ln_1.bias"), 1, m->C, INIT_ZEROS, 0, 1, y ? &y->ln1_b : NULL);
-        ADD(NAME("attn.qkv.weight"), 3 * m->C + m->H * attn_aux(m->kind, &m->acfg), m->C, INIT_NORMAL, 1, 1,
-            y ? &y->qkv : NULL);
-        if (m->kind->uses_decay)
-            ADD(NAME("attn.theta"), 1, m->H, INIT_DECAY, 0, c->decay_learnable, y ? &y->theta : NULL);
+        // q | k | v and the kind's own rows (attention/params.h), then its own tensors
+        ADD(NAME("attn.qkv.weight"), 3 * m->C + m->H * own_rows, m->C, INIT_NORMAL, 1, 1, y ? &y->qkv : NULL);
+        for (size_t i = 0; i < n_own; i++)
+            if (own[i].place == ATTN_OWN_THETA)
+                ADD((snprintf(buf, sizeof buf, "h.%zu.%s", l, own[i].name), buf), 1, m->H * own[i].per_head,
+                    INIT_DECAY, 0, own[i].learnable, y ? &y->theta : NULL);
         if (c->output_norm) {
             ADD(NAME("attn.ln_head.weight"), 1, m->dh, INIT_ONES, 0, 1, y ? &y->lnh_w : NULL);
             ADD(NAME("attn.ln_head.bias"), 1, m->dh, INIT_ZEROS, 0, 1, y ? &y->lnh_b : NULL);
@@ -174,12 +179,17 @@ size_t model_estimate_bytes(const Config *cfg, size_t V, size_t B, size_t T) {
     double C = cfg->d_model, L = cfg->layers, F = (double)cfg->ffn_mult * C;
     double params = V * C + (double)cfg->block_size * C + L * (4 * C * C + 2 * C * F + 8 * C);
     double per_pos = L * (14 * C + 3 * F) + 3 * (double)V + 4 * C;
-    // Each layer's attention work buffer, sized by the kind itself: softmax's
-    // scores grow as T^2, the fast-weight kinds keep a (dh, dh) state per chunk;
-    // neither is covered by the per-position count above.
     Model dims;
     memset(&dims, 0, sizeof dims);
     model_dims(&dims, cfg, V);
+    // what the kind owns besides (attention/params.h): rows of the projection, θ
+    AttnOwnParam own[ATTN_MAX_OWN];
+    size_t n_own = attn_own_params(dims.kind, &dims.acfg, own);
+    for (size_t i = 0; i < n_own; i++)
+        params += L * (double)dims.H * (double)own[i].per_head * (own[i].place == ATTN_OWN_QKV_ROWS ? C : 1);
+    // Each layer's attention work buffer, sized by the kind itself: softmax's
+    // scores grow as T^2, the fast-weight kinds keep a (dh, dh) state per chunk;
+    // neither is covered by the per-position count above.
     double work = L * (double)dims.kind->work_floats(&dims.acfg, B, T);
     double bytes = 4.0 * (4 * params + 2.2 * per_pos * (double)B * (double)T + work);
     if (!(bytes < 1e18)) return 0;

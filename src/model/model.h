@@ -20,8 +20,8 @@ typedef struct {
 
 typedef struct {
     Tensor *ln1_w, *ln1_b;    // (C)
-    Tensor *qkv;              // (3C + H*n_aux, C): rows q | k | v | aux
-    Tensor *theta;            // (H) decay logits, NULL unless kind->uses_decay
+    Tensor *qkv;              // (3C + H*n_aux, C): rows q | k | v | aux (the kind's own rows)
+    Tensor *theta;            // (H) decay logits, NULL unless the kind owns θ (attention/params.h)
     Tensor *lnh_w, *lnh_b;    // (dh) per-head output LayerNorm, NULL unless output_norm
     Tensor *proj;             // (C, C) attention output projection
     Tensor *ln2_w, *ln2_b;    // (C), NULL when ffn_mult = 0
@@ -48,6 +48,8 @@ typedef struct {
 // weights from cfg->seed (each tensor from its own stream keyed by its name,
 // so kinds share identical initial weights wherever their tensors coincide).
 void model_build(Model *m, const Config *cfg, size_t V);
+// The model has a decay λ = sigmoid(θ) per head (its kind owns θ).
+static inline int model_has_decay(const Model *m) { return m->L > 0 && m->layer[0].theta != NULL; }
 void model_free(Model *m);
 void model_zero_grad(Model *m);
 // Bytes a model and its training graph would need, for refusing impossible

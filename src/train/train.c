@@ -172,7 +172,7 @@ static int log_row(Run *r, double lr, double norm, double val, double acc, doubl
         .grad_norm = norm,
         .tokens_per_s = tok_s,
         .elapsed_s = r->st.elapsed_s,
-        .lambda = r->model.kind->uses_decay ? r->lambda : NULL,
+        .lambda = model_has_decay(&r->model) ? r->lambda : NULL,
         .state_norm = r->model.kind->last_state_norm ? r->state_norm : NULL,
     };
     r->st.loss_sum = 0;
@@ -324,7 +324,7 @@ int train_run(const Config *cfg, const char *run_dir, int mode_arg) {
     if ((rc = atomic_commit(&af))) goto out;
 
     run_path(path, sizeof path, run_dir, "metrics.csv");
-    rc = metrics_open(&r.metrics, path, (int)r.model.L, r.model.kind->uses_decay,
+    rc = metrics_open(&r.metrics, path, (int)r.model.L, model_has_decay(&r.model),
                       r.model.kind->last_state_norm != NULL, cfg->task == TASK_RECALL, resume,
                       (long)r.st.step);
     if (rc) goto out;

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "../test.h"
+#include "attention/attention.h"
 #include "e2e.h"
 
 // Lines of a text file (0 if it cannot be read).
@@ -107,19 +108,24 @@ static void test_peak_and_generate_parts(void) {
     free(csv);
     snprintf(p, sizeof p, "%s/generate.csv", out);
     csv = read_all(p, NULL);
-    hdr = "kind,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,bytes_per_token,"
+    hdr = "kind,weights,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,bytes_per_token,"
           "gbs_cpu,how\n";
     CHECK(csv && !strncmp(csv, hdr, strlen(hdr)));
-    CHECK(csv && count_lines(csv) == 3);
-    const char *r64 = csv ? strstr(csv, "\nlinear,64,") : NULL, *rfar = csv ? strstr(csv, "\nlinear,16384,") : NULL;
-    CHECK(r64 && rfar);
+    CHECK(csv && count_lines(csv) == 5);
+    const char *r64 = csv ? strstr(csv, "\nlinear,fp32,64,") : NULL, *rfar = csv ? strstr(csv, "\nlinear,fp32,16384,") : NULL;
+    const char *b64 = csv ? strstr(csv, "\nlinear,bf16,64,") : NULL;
+    CHECK(r64 && rfar && b64);
+    // bf16 weights: half the bytes of the weights, the same state
+    if (r64 && b64)
+        CHECK(csv_field(b64 + 1, 9) - csv_field(b64 + 1, 8) ==
+              (csv_field(r64 + 1, 9) - csv_field(r64 + 1, 8)) / 2);
     if (r64 && rfar) {
-        CHECK(csv_field(r64 + 1, 3) > 0 && csv_field(rfar + 1, 3) > 0);
-        CHECK(csv_field(r64 + 1, 6) > 0 && csv_field(rfar + 1, 6) > 0);
+        CHECK(csv_field(r64 + 1, 4) > 0 && csv_field(rfar + 1, 4) > 0);
+        CHECK(csv_field(r64 + 1, 7) > 0 && csv_field(rfar + 1, 7) > 0);
         // a fast-weight state does not grow with the position
-        CHECK(csv_field(r64 + 1, 7) > 0 && csv_field(r64 + 1, 7) == csv_field(rfar + 1, 7));
+        CHECK(csv_field(r64 + 1, 8) > 0 && csv_field(r64 + 1, 8) == csv_field(rfar + 1, 8));
         // bytes read per token: at least the state, plus the weights; and their rate
-        CHECK(csv_field(r64 + 1, 8) > csv_field(r64 + 1, 7) && csv_field(rfar + 1, 9) > 0);
+        CHECK(csv_field(r64 + 1, 9) > csv_field(r64 + 1, 8) && csv_field(rfar + 1, 10) > 0);
     }
     free(csv);
 }
@@ -181,6 +187,69 @@ static void test_profile_part(void) {
 
 // Each mistake is refused (exit 2, naming bench) before anything is written:
 // every command is given --out, and that folder must not appear.
+// The CSV line of `kind` in a file whose rows start "kind," after `lead`
+// (e.g. "baby,"), or NULL.
+static const char *row_of(const char *csv, const char *lead, const char *kind) {
+    char key[128];
+    snprintf(key, sizeof key, "\n%s%s,", lead, kind);
+    const char *r = csv ? strstr(csv, key) : NULL;
+    return r ? r + 1 : NULL;
+}
+
+// Every part (train, length, generate, profile) for every registered kind,
+// and again for the variants the gated kinds add: decay = data, L2 keys and
+// delta's WY form (head size 64 from --set model.heads=2). Each kind gets its
+// rows, with positive numbers where a measurement must be, attention FLOPs
+// counted (AttnKind.flops), and the sizes as --set left them.
+static void test_every_part_every_kind(void) {
+    char kinds[256] = "";
+    for (int k = 0; attn_kinds[k]; k++)
+        snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", k ? "," : "", attn_kinds[k]->name);
+    const struct {
+        const char *name, *kinds, *set1, *set2;
+        const char *heads;  // the throughput.csv row's layers,heads,d_model
+    } runs[] = {
+        {"bench_all", kinds, "run.seed=1", "run.seed=1", ",4,4,128,"},
+        {"bench_variants", "linear_decay,delta", "attention.decay=data", "model.heads=2", ",4,2,128,"},
+    };
+    for (size_t v = 0; v < 2; v++) {
+        char out[512], p[600];
+        tpath(out, sizeof out, runs[v].name);
+        char *argv[] = {"bench", "--quick", "--part", "train,length,generate,profile", "--kinds", (char *)runs[v].kinds,
+                        "--sizes", "baby", "--seq", "64", "--threads", "1", "--set", (char *)runs[v].set1, "--set",
+                        (char *)runs[v].set2, "--set", "attention.key_norm=l2", "--max-point-seconds", "1e6",
+                        "--out", out, NULL};
+        int rc = run_lmtrain(argv);
+        CHECK(rc == 0);
+        if (rc) fprintf(stderr, "%s\n", e2e_out);
+        char *csv[4];
+        const char *files[] = {"throughput.csv", "cost_vs_length.csv", "generate.csv", "profile.csv"};
+        for (int f = 0; f < 4; f++) {
+            snprintf(p, sizeof p, "%s/%s", out, files[f]);
+            csv[f] = read_all(p, NULL);
+            CHECK(csv[f] != NULL);
+        }
+        char list[256];
+        snprintf(list, sizeof list, "%s", runs[v].kinds);
+        for (char *kind = strtok(list, ","); kind; kind = strtok(NULL, ",")) {
+            const char *t = row_of(csv[0], "baby,", kind), *l = row_of(csv[1], "", kind);
+            const char *g = row_of(csv[2], "", kind), *pr = row_of(csv[3], "baby,", kind);
+            CHECK(t && l && g && pr);
+            if (!(t && l && g && pr)) {
+                fprintf(stderr, "  %s %s: a part has no row\n", runs[v].name, kind);
+                continue;
+            }
+            // train: tokens/s, attention FLOPs per token, the model as it ran
+            CHECK(csv_field(t, 12) > 0 && csv_field(t, 14) > 0 && strstr(t, runs[v].heads) == t + strlen("baby,") + strlen(kind));
+            CHECK(!strncmp(l + strlen(kind), ",64,ok,", 7) && csv_field(l, 7) > 0);  // length: measured
+            const char *far = strstr(g, "\n");  // generate: @64 then @16384, both timed
+            CHECK(csv_field(g, 3) > 0 && far && csv_field(far + 1, 3) > 0 && csv_field(far + 1, 7) > 0);
+            CHECK(csv_field(pr, 5) > 0);  // profile: CPU time of its first op
+        }
+        for (int f = 0; f < 4; f++) free(csv[f]);
+    }
+}
+
 static void test_usage_errors(void) {
     char out[512];
     tpath(out, sizeof out, "bench_bad");
@@ -209,6 +278,7 @@ int main(void) {
     TEST(test_length_part);
     TEST(test_peak_and_generate_parts);
     TEST(test_profile_part);
+    TEST(test_every_part_every_kind);
     TEST(test_usage_errors);
     e2e_teardown();
     return test_summary();
