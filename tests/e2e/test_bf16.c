@@ -2,7 +2,8 @@
 // resumes from its checkpoint bit for bit and is thread-count independent,
 // its folder evaluates and samples in fp32 on any CPU, and on a CPU without
 // AVX-512 BF16 (simulated: LMTRAIN_CPU_NO_BF16, kernels/bf16.h) training,
-// resuming and ablating are refused with exit 2 and nothing written.
+// resuming, ablating and benchmarking bf16 are refused with exit 2 and
+// nothing written; bench --precision fp32,bf16 measures both side by side.
 #include "../test.h"
 #include "e2e.h"
 #include "kernels/bf16.h"
@@ -147,6 +148,43 @@ static void test_refused_without_bf16(void) {
     free(after);
 }
 
+// bench --precision fp32,bf16: a row of each, side by side, and their ratio;
+// bad or impossible precisions are usage errors that write nothing.
+static void test_bench_precision(void) {
+    char out[512], p[600];
+    tpath(out, sizeof out, "bench_prec");
+    if (need_bf16()) {
+        char *argv[] = {"bench", "--quick", "--part", "train", "--sizes", "baby", "--kinds", "linear", "--threads", "1",
+                        "--precision", "fp32,bf16", "--set", "model.layers=1", "--out", out, NULL};
+        int rc = run_lmtrain(argv);
+        CHECK(rc == 0);
+        if (rc) fprintf(stderr, "%s\n", e2e_out);
+        CHECK(strstr(e2e_out, "bf16 / fp32: tokens/s x") != NULL);
+        snprintf(p, sizeof p, "%s/throughput.csv", out);
+        char *csv = read_all(p, NULL);
+        CHECK(csv && strstr(csv, ",thread_efficiency,precision\n"));
+        const char *f = csv ? strstr(csv, "\nbaby,linear,1,") : NULL;
+        const char *b = f ? strstr(f + 1, "\nbaby,linear,1,") : NULL;
+        CHECK(f && b);
+        if (f && b) {
+            const char *fe = strchr(f + 1, '\n'), *be = strchr(b + 1, '\n');
+            CHECK(fe && be && !strncmp(fe - 5, ",fp32", 5) && !strncmp(be - 5, ",bf16", 5));
+        }
+        free(csv);
+    }
+    char bad_dir[512];
+    tpath(bad_dir, sizeof bad_dir, "bench_bad_prec");
+    char *bad1[] = {"bench", "--out", bad_dir, "--precision", "fp16", NULL};
+    CHECK(run_lmtrain(bad1) == 2 && strstr(e2e_out, "fp16"));
+    char *bad2[] = {"bench", "--out", bad_dir, "--set", "train.precision=bf16", NULL};
+    CHECK(run_lmtrain(bad2) == 2 && strstr(e2e_out, "--precision"));
+    setenv("LMTRAIN_CPU_NO_BF16", "1", 1);
+    char *bad3[] = {"bench", "--out", bad_dir, "--part", "train", "--precision", "fp32,bf16", NULL};
+    CHECK(run_lmtrain(bad3) == 2 && strstr(e2e_out, "AVX-512 BF16"));
+    unsetenv("LMTRAIN_CPU_NO_BF16");
+    CHECK(!file_exists(bad_dir));
+}
+
 int main(void) {
     e2e_setup();
     tpath(corpus, sizeof corpus, "corpus.txt");
@@ -155,6 +193,7 @@ int main(void) {
     TEST(test_bf16_resumes_bit_identical);
     TEST(test_bf16_run_evaluates_anywhere);
     TEST(test_refused_without_bf16);
+    TEST(test_bench_precision);
     e2e_teardown();
     return test_summary();
 }
