@@ -1100,6 +1100,57 @@ static void test_repo_configs(void) {
     CHECK(s->eval_every == 250 && s->eval_batches == 20 && s->log_every == 10 && s->checkpoint_every == 500);
 }
 
+// The recall configs `make recall` sweeps (docs/recall.md): valid, the shared
+// settings, and identical to recall_linear except [run] name and [attention]
+// keys, so the kinds are compared on the same task, model and schedule. Each
+// sweep's overrides make a valid config too (head size 8 and 32; 2 and 16
+// pairs, 16 filling block 64).
+static void test_recall_configs(void) {
+    const char *names[] = {"linear", "softmax", "linear_decay", "delta", "delta_sum", "linear_decay_data",
+                           "delta_data"};
+    const int n = (int)(sizeof names / sizeof names[0]);
+    Config base;
+    for (int i = 0; i < n; i++) {
+        char path[64], want[64];
+        snprintf(path, sizeof path, "configs/recall_%s.ini", names[i]);
+        snprintf(want, sizeof want, "recall_%s", names[i]);
+        Config c;
+        config_defaults(&c);
+        err_clear();
+        int rc = config_load(&c, path);
+        if (rc) fprintf(stderr, "    %s (run from the repo root)\n", err_msg());
+        CHECK(rc == 0);
+        CHECK(config_validate(&c, path) == 0);
+        CHECK(strcmp(c.name, want) == 0);
+        if (i == 0) {
+            base = c;
+            CHECK(c.task == TASK_RECALL && c.vocab == 64 && c.pairs == 8 && c.val_examples == 1000);
+            CHECK(c.layers == 2 && c.heads == 4 && c.d_model == 64 && c.ffn_mult == 0 && c.block_size == 64);
+            CHECK(c.key_shift == 1 && c.steps == 1500 && c.batch_size == 32 && c.lr == 3e-3);
+            const char *sweeps[][3] = {{"model.d_model=32", "", ""},
+                                       {"model.d_model=128", "", ""},
+                                       {"data.pairs=16", "", ""},
+                                       {"data.pairs=2", "", ""}};
+            for (int k = 0; k < 4; k++) {
+                Config v = c;
+                for (int j = 0; j < 3; j++)
+                    if (*sweeps[k][j]) CHECK(config_set(&v, sweeps[k][j]) == 0);
+                CHECK(config_validate(&v, sweeps[k][0]) == 0);
+            }
+            continue;
+        }
+        char buf[512];
+        int nd = config_diff(&base, &c, buf, sizeof buf, 0);
+        CHECK(nd >= 2 && nd < 10);
+        // every differing key is run.name or an [attention] key
+        for (char *tok = strtok(buf, ", "); tok; tok = strtok(NULL, ", ")) {
+            int ok = !strcmp(tok, "run.name") || !strncmp(tok, "attention.", 10);
+            if (!ok) fprintf(stderr, "    %s differs from recall_linear in %s\n", want, tok);
+            CHECK(ok);
+        }
+    }
+}
+
 static int msg_lacks(const char *sub) { return strstr(err_msg(), sub) == NULL; }
 
 // Every mistake at once: bad lines of the file, then bad --set options; and a
@@ -1171,5 +1222,6 @@ int main(void) {
     TEST(test_write_error);
     TEST(test_diff);
     TEST(test_repo_configs);
+    TEST(test_recall_configs);
     return test_summary();
 }
