@@ -165,29 +165,43 @@ static void panel_bf16_plain(float *out, const uint32_t *x2, const uint32_t *w, 
 #if defined(BF16_HAVE_KERNELS)
 // Compiled for AVX-512 BF16 whatever the build's -march (BF16_TARGET, see
 // kernels/bf16.h) and only called when bf16_cpu_missing() says the CPU has it.
-BF16_TARGET static void panel_bf16_avx512(
-    float *out, const uint32_t *x2, const uint32_t *w, size_t P, size_t n, size_t nq, MatvecMode mode) {
+// NQ is a constant in each instantiation (see panel_bf16_avx512), so the
+// accumulators stay in registers.
+BF16_TARGET static inline __attribute__((always_inline)) void panel_bf16_core(
+    float *out, const uint32_t *x2, const uint32_t *w, size_t P, size_t n, size_t NQ, MatvecMode mode) {
     __m512 acc[16];
-    for (size_t q = 0; q < 16; q++) acc[q] = _mm512_setzero_ps();
-    if (nq == 16) {
-        for (size_t p = 0; p < P; p++) {
-            __m512bh s = (__m512bh)_mm512_set1_epi32((int)x2[p]);
-            const uint32_t *wp = w + p * 256;
 #pragma GCC unroll 16
-            for (size_t q = 0; q < 16; q++)
-                acc[q] = _mm512_dpbf16_ps(acc[q], s, (__m512bh)_mm512_load_si512((const void *)(wp + 16 * q)));
-        }
-    } else {
-        for (size_t p = 0; p < P; p++) {
-            __m512bh s = (__m512bh)_mm512_set1_epi32((int)x2[p]);
-            const uint32_t *wp = w + p * 16 * nq;
-            for (size_t q = 0; q < nq; q++)
-                acc[q] = _mm512_dpbf16_ps(acc[q], s, (__m512bh)_mm512_load_si512((const void *)(wp + 16 * q)));
-        }
+    for (size_t q = 0; q < NQ; q++) acc[q] = _mm512_setzero_ps();
+    for (size_t p = 0; p < P; p++) {
+        __m512bh s = (__m512bh)_mm512_set1_epi32((int)x2[p]);
+        const uint32_t *wp = w + p * 16 * NQ;
+#pragma GCC unroll 16
+        for (size_t q = 0; q < NQ; q++)
+            acc[q] = _mm512_dpbf16_ps(acc[q], s, (__m512bh)_mm512_load_si512((const void *)(wp + 16 * q)));
     }
-    float res[MATVEC_PANEL] __attribute__((aligned(64)));
-    for (size_t q = 0; q < nq; q++) _mm512_store_ps(res + 16 * q, acc[q]);
-    finish(out, res, n, mode);
+#pragma GCC unroll 16
+    for (size_t q = 0; q < NQ; q++) {  // NQ = ceil(n / 16): n - 16 q >= 1
+        size_t left = n - 16 * q;
+        __mmask16 m = left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
+        float *o = out + 16 * q;
+        __m512 v = mode == MATVEC_ADD ? _mm512_add_ps(_mm512_maskz_loadu_ps(m, o), acc[q]) : acc[q];
+        _mm512_mask_storeu_ps(o, m, v);
+    }
+}
+
+#define PANEL_BF16_CASE(nq)                                  \
+    case nq:                                                 \
+        panel_bf16_core(out, x2, w, P, n, nq, mode);         \
+        break;
+
+BF16_TARGET static void panel_bf16_avx512(float *out, const uint32_t *x2, const uint32_t *w, size_t P, size_t n,
+                                          size_t nq, MatvecMode mode) {
+    switch (nq) {
+        PANEL_BF16_CASE(1) PANEL_BF16_CASE(2) PANEL_BF16_CASE(3) PANEL_BF16_CASE(4) PANEL_BF16_CASE(5)
+        PANEL_BF16_CASE(6) PANEL_BF16_CASE(7) PANEL_BF16_CASE(8) PANEL_BF16_CASE(9) PANEL_BF16_CASE(10)
+        PANEL_BF16_CASE(11) PANEL_BF16_CASE(12) PANEL_BF16_CASE(13) PANEL_BF16_CASE(14) PANEL_BF16_CASE(15)
+        PANEL_BF16_CASE(16)
+    }
 }
 #endif
 

@@ -26,6 +26,7 @@ static double resident_bytes(void) {
 typedef struct {
     const char *kind;
     int layers, heads, d_model, block, batch, chunk;
+    DecayMode decay;  // learned unless given (the gated kinds also take data)
 } Shape;
 
 static void check_shape(const Shape *s) {
@@ -38,6 +39,7 @@ static void check_shape(const Shape *s) {
     c.block_size = s->block;
     c.batch_size = s->batch;
     c.chunk = s->chunk;
+    if (s->decay == DECAY_DATA) c.decay = DECAY_DATA;
     const size_t V = 65;
     double before = resident_bytes();
     Model m;
@@ -54,8 +56,8 @@ static void check_shape(const Shape *s) {
     double used = resident_bytes() - before;
     double est = (double)model_estimate_bytes(&c, V, (size_t)s->batch, (size_t)s->block);
     if (!(est >= used))
-        fprintf(stderr, "  %s L%d H%d C%d T%d B%d: estimate %.1f MiB < measured %.1f MiB\n", s->kind, s->layers,
-                s->heads, s->d_model, s->block, s->batch, est / 1048576, used / 1048576);
+        fprintf(stderr, "  %s L%d H%d C%d T%d B%d decay %d: estimate %.1f MiB < measured %.1f MiB\n", s->kind,
+                s->layers, s->heads, s->d_model, s->block, s->batch, (int)s->decay, est / 1048576, used / 1048576);
     CHECK(before > 0);
     CHECK(est >= used);
     graph_free(&g);
@@ -64,16 +66,27 @@ static void check_shape(const Shape *s) {
 }
 
 // Shapes where the attention work buffer is the largest single allocation:
-// long blocks for softmax (T^2), short chunks for the fast-weight kinds.
+// long blocks for softmax (T^2), short chunks for the fast-weight kinds; and
+// the variants that change it: decay = data (a gate row per head, λ_t and
+// its gradient per slab), delta's WY form (head size 64).
 static void test_estimate_bounds_a_real_step(void) {
     const Shape shapes[] = {
-        {"softmax", 1, 8, 16, 1024, 4, 64},
-        {"linear", 1, 2, 64, 256, 4, 1},
-        {"linear_decay", 1, 2, 64, 256, 4, 1},
-        {"delta", 1, 2, 64, 256, 4, 1},
-        {"softmax", 1, 2, 16, 64, 4, 64},  // the small everyday case as well
+        {"softmax", 1, 8, 16, 1024, 4, 64, 0},
+        {"linear", 1, 2, 64, 256, 4, 1, 0},
+        {"linear_decay", 1, 2, 64, 256, 4, 1, 0},
+        {"delta", 1, 2, 64, 256, 4, 1, 0},
+        {"softmax", 1, 2, 16, 64, 4, 64, 0},  // the small everyday case as well
+        {"linear_decay", 1, 2, 64, 256, 4, 1, DECAY_DATA},
+        {"delta", 1, 2, 64, 256, 4, 1, DECAY_DATA},
+        {"delta", 1, 1, 64, 256, 4, 16, DECAY_DATA},  // head size 64: the WY form
     };
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) check_shape(&shapes[i]);
+    size_t n = sizeof shapes / sizeof shapes[0];
+    for (size_t i = 0; i < n; i++) check_shape(&shapes[i]);
+    for (int k = 0; attn_kinds[k]; k++) {  // every registered kind has a shape here
+        int found = 0;
+        for (size_t i = 0; i < n; i++) found |= strcmp(shapes[i].kind, attn_kinds[k]->name) == 0;
+        CHECK(found);
+    }
 }
 
 int main(void) {
