@@ -160,6 +160,23 @@ static double dot(const float *a, const float *b, size_t n) {
     return acc[0] + tail;
 }
 
+// C (M, w) = op(A) B + beta C for a B of w columns ([v | 1], S̃ and their
+// gradients). With normalize w = d + 1, and that last column alone would run
+// a whole edge tile (16 columns wide) in gemm's tiles; it goes to gemm's
+// one-column path instead, which skips the packing and the padding. gemm's
+// contract (kernels/gemm.c) makes every element the same chain of operations
+// whatever the rest of the product, so this changes no value.
+static void gemm_w(const FwSlab *p, int transA, size_t M, size_t K, const float *A, size_t lda,
+                   const float *B, float beta, float *C) {
+    size_t d = p->dh, w = width(p);
+    if (!p->normalize) {
+        gemm_serial(transA, 0, M, w, K, 1.0f, A, lda, B, w, beta, C, w);
+        return;
+    }
+    gemm_serial(transA, 0, M, d, K, 1.0f, A, lda, B, w, beta, C, w);
+    gemm_serial(transA, 0, M, 1, K, 1.0f, A, lda, B + d, w, beta, C + d, w);
+}
+
 // ---- forward ----
 
 double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch, const float *q,
@@ -192,10 +209,10 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
             for (size_t j = r + 1; j < L; j++) ar[j] = 0.0f;
         }
         // Ñ = diag(λ^(r+1)) Φq S̃ + A Ṽ                  // (L, w)
-        gemm_serial(0, 0, L, w, d, 1.0f, s.phq, d, s.st, w, 0.0f, s.nt, w);
+        gemm_w(p, 0, L, d, s.phq, d, s.st, 0.0f, s.nt);
         for (size_t r = 0; r < L; r++)
             for (size_t j = 0; j < w; j++) s.nt[r * w + j] *= s.eq[r];
-        gemm_serial(0, 0, L, w, L, 1.0f, s.a, L, s.vt, w, 1.0f, s.nt, w);
+        gemm_w(p, 0, L, L, s.a, L, s.vt, 1.0f, s.nt);
 
         for (size_t r = 0; r < L; r++) {
             const float *nr = s.nt + r * w;
@@ -212,7 +229,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         // S̃ ← λ^L S̃ + Φkᵀ diag(λ^(L-1-s)) Ṽ   (rows of Φk scaled in place)
         for (size_t j = 0; j < L; j++)
             for (size_t i = 0; i < d; i++) s.phk[j * d + i] *= s.ek[j];
-        gemm_serial(1, 0, d, w, L, 1.0f, s.phk, d, s.vt, w, es, s.st, w);
+        gemm_w(p, 1, d, L, s.phk, d, s.vt, es, s.st);
     }
 
     double ss = 0;
@@ -307,10 +324,10 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         gemm_serial(1, 0, L, d, L, 1.0f, s.g, L, s.phq, d, 1.0f, s.dphk, d);  // + (G⊙D)ᵀ Φq
 
         // dṼ_s = λ^(L-1-s) (Φk dS̃')_s + ((Φq Φkᵀ ⊙ D)ᵀ dÑ)_s
-        gemm_serial(0, 0, L, w, d, 1.0f, s.phk, d, s.dst, w, 0.0f, s.dvt, w);
+        gemm_w(p, 0, L, d, s.phk, d, s.dst, 0.0f, s.dvt);
         for (size_t j = 0; j < L; j++)
             for (size_t i = 0; i < w; i++) s.dvt[j * w + i] *= s.ek[j];
-        gemm_serial(1, 0, L, w, L, 1.0f, s.a, L, s.nt, w, 1.0f, s.dvt, w);
+        gemm_w(p, 1, L, L, s.a, L, s.nt, 1.0f, s.dvt);
 
         // S̃' = exp(b_{L-1}) S̃ + ...:  db_{L-1} += exp(b_{L-1}) <S̃, dS̃'>;
         // dS̃ = exp(b_{L-1}) dS̃' + Φqᵀ diag(exp b_r) dÑ   (rows of dÑ scaled in place, last use)
@@ -318,7 +335,7 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         dll += chunk_decay_grad(&s, t0, L, dll_t);
         for (size_t r = 0; r < L; r++)
             for (size_t i = 0; i < w; i++) s.nt[r * w + i] *= s.eq[r];
-        gemm_serial(1, 0, d, w, L, 1.0f, s.phq, d, s.nt, w, es, s.dst, w);
+        gemm_w(p, 1, d, L, s.phq, d, s.nt, es, s.dst);
 
         // through φ, and ADD into the caller's gradients
         // (s.phq, s.phk still hold φ(q), φ(k): the slope reuses them)
