@@ -52,6 +52,8 @@ typedef struct {
     float *st;         // (d, w) forward: carried state [S | z]
     float *dst;        // (d, w) backward: dL/d(state after the chunk)
     float *pw;         // (chunk + 2) λ^n, n = 0 .. chunk + 1
+    float *pr;         // (chunk) the same powers reversed, pr[i] = λ^(chunk-1-i): row r of D is pr + chunk-1-r
+    float *drow;       // (chunk) one row of D (a λ per position), computed once and read twice
     float *eq, *ek;    // (chunk) query-from-state and key-to-state factors of the chunk
     double *b, *db;    // (chunk) cumulative log-decays b_r and dL/db_r
 } Scratch;
@@ -72,6 +74,8 @@ static Scratch scratch_at(const FwSlab *p, float *base) {
     s.st = f;   f += round16(d * w);
     s.dst = f;  f += round16(d * w);
     s.pw = f;   f += round16(chunk + 2);
+    s.pr = f;   f += round16(chunk);
+    s.drow = f; f += round16(chunk);
     s.eq = f;   f += round16(chunk);
     s.ek = f;   f += round16(chunk);
     s.b = (double *)(void *)f;  f += round16(2 * chunk);  // 64-byte aligned: fine for double
@@ -82,12 +86,13 @@ static Scratch scratch_at(const FwSlab *p, float *base) {
 size_t fw_scratch_floats(const FwSlab *p) {
     size_t chunk = p->chunk, d = p->dh, w = width(p);
     return 4 * round16(chunk * d) + 3 * round16(chunk * w) + 2 * round16(chunk * chunk) + 2 * round16(d * w) +
-           round16(chunk + 2) + 2 * round16(chunk) + 2 * round16(2 * chunk);
+           round16(chunk + 2) + 4 * round16(chunk) + 2 * round16(2 * chunk);
 }
 
-static void fill_powers(const FwSlab *p, float *pw) {
+static void fill_powers(const FwSlab *p, const Scratch *s) {
     // λ^n = exp(n log λ): no repeated products (error growth) and no 1/λ
-    for (size_t n = 0; n <= p->chunk + 1; n++) pw[n] = (float)exp((double)n * p->loglam);
+    for (size_t n = 0; n <= p->chunk + 1; n++) s->pw[n] = (float)exp((double)n * p->loglam);
+    for (size_t i = 0; i < p->chunk; i++) s->pr[i] = s->pw[p->chunk - 1 - i];
 }
 
 // The decay factors of chunk [t0, t0+L): b_r = Σ_{u<=r} log λ_{t0+u} (= (r+1) log λ
@@ -106,9 +111,14 @@ static float chunk_decay(const FwSlab *p, const Scratch *s, size_t t0, size_t L)
     return p->ll ? (float)exp(s->b[L - 1]) : s->pw[L];
 }
 
-// D_rs, s <= r: the decay from key position s to query position r
-static inline float dcoef(const FwSlab *p, const Scratch *s, size_t r, size_t j) {
-    return p->ll ? vexpf((float)(s->b[r] - s->b[j])) : s->pw[r - j];
+// Row r of D: D_rj for j = 0 .. r, the decay from key position j to query
+// position r. One λ: a slice of the reversed powers (contiguous in j, so the
+// loops that read it vectorise); a λ per position: its exps, computed once
+// for the row (the backward reads each twice).
+static const float *decay_row(const FwSlab *p, const Scratch *s, size_t r) {
+    if (!p->ll) return s->pr + (p->chunk - 1 - r);
+    for (size_t j = 0; j <= r; j++) s->drow[j] = vexpf((float)(s->b[r] - s->b[j]));
+    return s->drow;
 }
 
 // dL/db_r -> dL/dlog λ_t (t = t0 + u gets Σ_{r>=u} dL/db_r), ADDED to dll if
@@ -150,6 +160,23 @@ static double dot(const float *a, const float *b, size_t n) {
     return acc[0] + tail;
 }
 
+// C (M, w) = op(A) B + beta C for a B of w columns ([v | 1], S̃ and their
+// gradients). With normalize w = d + 1, and that last column alone would run
+// a whole edge tile (16 columns wide) in gemm's tiles; it goes to gemm's
+// one-column path instead, which skips the packing and the padding. gemm's
+// contract (kernels/gemm.c) makes every element the same chain of operations
+// whatever the rest of the product, so this changes no value.
+static void gemm_w(const FwSlab *p, int transA, size_t M, size_t K, const float *A, size_t lda,
+                   const float *B, float beta, float *C) {
+    size_t d = p->dh, w = width(p);
+    if (!p->normalize) {
+        gemm_serial(transA, 0, M, w, K, 1.0f, A, lda, B, w, beta, C, w);
+        return;
+    }
+    gemm_serial(transA, 0, M, d, K, 1.0f, A, lda, B, w, beta, C, w);
+    gemm_serial(transA, 0, M, 1, K, 1.0f, A, lda, B + d, w, beta, C + d, w);
+}
+
 // ---- forward ----
 
 double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch, const float *q,
@@ -157,7 +184,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
     size_t T = p->T, d = p->dh, w = width(p), chunk = p->chunk, nch = n_chunks(p);
     Saved sv = saved_at(p, saved);
     Scratch s = scratch_at(p, scratch);
-    fill_powers(p, s.pw);
+    fill_powers(p, &s);
 
     // S̃_{-1} = [S0 | z0]
     memset(s.st, 0, d * w * sizeof(float));
@@ -177,14 +204,15 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         gemm_serial(0, 1, L, L, d, 1.0f, s.phq, d, s.phk, d, 0.0f, s.a, L);
         for (size_t r = 0; r < L; r++) {
             float *ar = s.a + r * L;
-            for (size_t j = 0; j <= r; j++) ar[j] *= dcoef(p, &s, r, j);
+            const float *dr = decay_row(p, &s, r);
+            for (size_t j = 0; j <= r; j++) ar[j] *= dr[j];
             for (size_t j = r + 1; j < L; j++) ar[j] = 0.0f;
         }
         // Ñ = diag(λ^(r+1)) Φq S̃ + A Ṽ                  // (L, w)
-        gemm_serial(0, 0, L, w, d, 1.0f, s.phq, d, s.st, w, 0.0f, s.nt, w);
+        gemm_w(p, 0, L, d, s.phq, d, s.st, 0.0f, s.nt);
         for (size_t r = 0; r < L; r++)
             for (size_t j = 0; j < w; j++) s.nt[r * w + j] *= s.eq[r];
-        gemm_serial(0, 0, L, w, L, 1.0f, s.a, L, s.vt, w, 1.0f, s.nt, w);
+        gemm_w(p, 0, L, L, s.a, L, s.vt, 1.0f, s.nt);
 
         for (size_t r = 0; r < L; r++) {
             const float *nr = s.nt + r * w;
@@ -201,7 +229,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         // S̃ ← λ^L S̃ + Φkᵀ diag(λ^(L-1-s)) Ṽ   (rows of Φk scaled in place)
         for (size_t j = 0; j < L; j++)
             for (size_t i = 0; i < d; i++) s.phk[j * d + i] *= s.ek[j];
-        gemm_serial(1, 0, d, w, L, 1.0f, s.phk, d, s.vt, w, es, s.st, w);
+        gemm_w(p, 1, d, L, s.phk, d, s.vt, es, s.st);
     }
 
     double ss = 0;
@@ -221,7 +249,7 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
     size_t T = p->T, d = p->dh, w = width(p), chunk = p->chunk, nch = n_chunks(p);
     Saved sv = saved_at(p, (float *)saved);  // read only below
     Scratch s = scratch_at(p, scratch);
-    fill_powers(p, s.pw);
+    fill_powers(p, &s);
     double dll = 0, *db = s.db;
 
     memset(s.dst, 0, d * w * sizeof(float));  // the final state feeds nothing
@@ -254,9 +282,10 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
             // j = r: its db terms cancel (adding then removing x would round db away).
             // Row r's own total is summed in DOT_LANES partial sums (one
             // vector, no chain of dependent adds); db_j, j < r, each get one term.
+            const float *dr = decay_row(p, &s, r);
             double racc[DOT_LANES] = {0};
             for (size_t j = 0; j < r; j++) {
-                double x = dcoef(p, &s, r, j) * ((double)ar[j] * gr[j]);
+                double x = dr[j] * ((double)ar[j] * gr[j]);
                 racc[j % DOT_LANES] += x;
                 db[j] -= x;
             }
@@ -264,9 +293,8 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
                 for (size_t j = 0; j < h; j++) racc[j] += racc[j + h];
             db[r] += racc[0];
             for (size_t j = 0; j <= r; j++) {
-                float m = dcoef(p, &s, r, j);
-                ar[j] *= m;
-                gr[j] *= m;
+                ar[j] *= dr[j];
+                gr[j] *= dr[j];
             }
             for (size_t j = r + 1; j < L; j++) ar[j] = gr[j] = 0.0f;
         }
@@ -296,10 +324,10 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         gemm_serial(1, 0, L, d, L, 1.0f, s.g, L, s.phq, d, 1.0f, s.dphk, d);  // + (G⊙D)ᵀ Φq
 
         // dṼ_s = λ^(L-1-s) (Φk dS̃')_s + ((Φq Φkᵀ ⊙ D)ᵀ dÑ)_s
-        gemm_serial(0, 0, L, w, d, 1.0f, s.phk, d, s.dst, w, 0.0f, s.dvt, w);
+        gemm_w(p, 0, L, d, s.phk, d, s.dst, 0.0f, s.dvt);
         for (size_t j = 0; j < L; j++)
             for (size_t i = 0; i < w; i++) s.dvt[j * w + i] *= s.ek[j];
-        gemm_serial(1, 0, L, w, L, 1.0f, s.a, L, s.nt, w, 1.0f, s.dvt, w);
+        gemm_w(p, 1, L, L, s.a, L, s.nt, 1.0f, s.dvt);
 
         // S̃' = exp(b_{L-1}) S̃ + ...:  db_{L-1} += exp(b_{L-1}) <S̃, dS̃'>;
         // dS̃ = exp(b_{L-1}) dS̃' + Φqᵀ diag(exp b_r) dÑ   (rows of dÑ scaled in place, last use)
@@ -307,7 +335,7 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         dll += chunk_decay_grad(&s, t0, L, dll_t);
         for (size_t r = 0; r < L; r++)
             for (size_t i = 0; i < w; i++) s.nt[r * w + i] *= s.eq[r];
-        gemm_serial(1, 0, d, w, L, 1.0f, s.phq, d, s.nt, w, es, s.dst, w);
+        gemm_w(p, 1, d, L, s.phq, d, s.nt, es, s.dst);
 
         // through φ, and ADD into the caller's gradients
         // (s.phq, s.phk still hold φ(q), φ(k): the slope reuses them)

@@ -36,19 +36,19 @@ Tensor *op_embed(Tape *t, const char *name, const int *tokens, Tensor *wte, Tens
     return out;
 }
 
-// ---- matmul: in[0] = x (N, C), in[1] = w (OC, C)
+// ---- matmul: in[0] = x (N, C), in[1] = w (OC, C); dim[0] = Precision
 static void matmul_fwd(Node *n) {
-    matmul_forward(n->out->data, n->in[0]->data, n->in[1]->data, n->in[0]->rows, n->in[0]->cols,
-                   n->in[1]->rows);
+    matmul_forward_prec(n->out->data, n->in[0]->data, n->in[1]->data, n->in[0]->rows, n->in[0]->cols,
+                        n->in[1]->rows, (Precision)n->dim[0]);
 }
 static void matmul_bwd(Node *n) {
     // out = x @ w^T
-    matmul_backward(n->in[0]->grad, n->in[1]->grad, n->out->grad, n->in[0]->data, n->in[1]->data,
-                    n->in[0]->rows, n->in[0]->cols, n->in[1]->rows);
+    matmul_backward_prec(n->in[0]->grad, n->in[1]->grad, n->out->grad, n->in[0]->data, n->in[1]->data,
+                         n->in[0]->rows, n->in[0]->cols, n->in[1]->rows, (Precision)n->dim[0]);
 }
 static const OpDef MATMUL = {"matmul", matmul_fwd, matmul_bwd};
 
-Tensor *op_matmul(Tape *t, const char *name, Tensor *x, Tensor *w) {
+Tensor *op_matmul_prec(Tape *t, const char *name, Tensor *x, Tensor *w, Precision p) {
     if (x->cols != w->cols) {
         fprintf(stderr, "lmtrain: internal error: %s: matmul shapes (%zu,%zu) x (%zu,%zu)^T\n", name,
                 x->rows, x->cols, w->rows, w->cols);
@@ -58,7 +58,12 @@ Tensor *op_matmul(Tape *t, const char *name, Tensor *x, Tensor *w) {
     Node *n = tape_node(t, &MATMUL, out);
     n->in[0] = x;
     n->in[1] = w;
+    n->dim[0] = (size_t)p;
     return out;
+}
+
+Tensor *op_matmul(Tape *t, const char *name, Tensor *x, Tensor *w) {
+    return op_matmul_prec(t, name, x, w, PRECISION_FP32);
 }
 
 // ---- layernorm: in = {x, w, b}; dim[0] = group size C; saved = {mean, rstd}

@@ -6,12 +6,16 @@
 #pragma once
 #include "attention/attention.h"
 #include "autograd/tape.h"
+#include "kernels/bf16.h"
 
 // (B*T, C) = wte[tokens] + wpe[t]; tokens (B, T) is read at forward time.
 Tensor *op_embed(Tape *t, const char *name, const int *tokens, Tensor *wte, Tensor *wpe, size_t B,
                  size_t T);
 // (N, OC) = x (N, C) @ w (OC, C)^T
 Tensor *op_matmul(Tape *t, const char *name, Tensor *x, Tensor *w);
+// the same at a precision (kernels/bf16.h): bf16 rounds the operands of all
+// three products (forward, and the two of backward) to bf16
+Tensor *op_matmul_prec(Tape *t, const char *name, Tensor *x, Tensor *w, Precision p);
 // LayerNorm over groups of w->n consecutive values (rows of x, or each head's slice).
 Tensor *op_layernorm(Tape *t, const char *name, Tensor *x, Tensor *w, Tensor *b);
 Tensor *op_gelu(Tape *t, const char *name, Tensor *x);

@@ -41,6 +41,7 @@ typedef struct {
     double max_point_s;                    // length: skip a point predicted to take longer
     double peak_1, peak_all;               // GFLOP/s measured by the peak part (0 = not yet)
     double mem_gbs;                        // GB/s, 1-thread DRAM read, also by the peak part
+    int precisions;                        // train part: bit p set = measure at Precision p (default fp32)
 } BenchOpts;
 
 // ---- timing -----------------------------------------------------------------
@@ -106,6 +107,7 @@ typedef struct {
     const BenchOpts *o;
     const char *kind;
     BenchSize size;
+    Precision precision;  // the matmuls' precision ([train] precision); fp32 unless the train part's --precision
 } BenchSizeJob;
 
 // The next (size, kind) the options select, sizes outer and kinds inner: fills
@@ -122,7 +124,7 @@ typedef struct {
     Graph g;
     long t;  // AdamW's 1-based step
 } BenchTrainer;
-void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind);
+void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind, Precision p);
 void bench_trainer_free(BenchTrainer *x);
 
 // The defaults (config_defaults) with these model sizes and `kind`; task text

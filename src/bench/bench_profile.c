@@ -105,7 +105,7 @@ static int profile_child(void *ctx, double *out) {
     const BenchSizeJob *j = ctx;
     pool_init(j->o->threads);
     BenchTrainer x;
-    bench_trainer_init(&x, &j->size, j->kind);
+    bench_trainer_init(&x, &j->size, j->kind, j->precision);
     Model *m = &x.m;
     Graph *g = &x.g;
     size_t T = (size_t)j->size.block_size, tokens = T * (size_t)j->size.batch_size;

@@ -27,13 +27,14 @@ enum { OUT_MEDIAN = BENCH_OUT_MEDIAN, OUT_MIN = BENCH_OUT_MIN, OUT_MAX = BENCH_O
        OUT_CPU = BENCH_OUT_CPU, OUT_CPU_MEDIAN = BENCH_OUT_CPU_MEDIAN, OUT_DENSE = BENCH_OUT_TIME_N, OUT_ATTN,
        OUT_PARAMS, OUT_ALLOC };
 
-void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind) {
+void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind, Precision p) {
     memset(x, 0, sizeof *x);
     bench_config(&x->c, kind, s->layers, s->heads, s->d_model, s->block_size, s->batch_size, POS_LEARNED);
+    x->c.precision = p;
     size_t B = (size_t)s->batch_size, T = (size_t)s->block_size;
     model_build(&x->m, &x->c, BENCH_VOCAB);
     adamw_init(&x->opt, &x->m);
-    graph_build(&x->g, &x->m, B, T);
+    graph_build_prec(&x->g, &x->m, B, T, p);
     bench_random_tokens(x->g.tokens, B * T, BENCH_VOCAB, 1);
     bench_random_tokens(x->g.targets, B * T, BENCH_VOCAB, 2);
 }
@@ -78,7 +79,7 @@ static int train_child(void *ctx, double *out) {
     const BenchSizeJob *j = ctx;
     pool_init(j->o->threads);
     BenchTrainer x;
-    bench_trainer_init(&x, &j->size, j->kind);
+    bench_trainer_init(&x, &j->size, j->kind, j->precision);
     BenchTime t = bench_time(j->o, NULL, train_step, &x);
     BenchFlops f = bench_flops_per_token(&x.m, (size_t)j->size.block_size);
     bench_time_store(&t, out);
@@ -91,6 +92,62 @@ static int train_child(void *ctx, double *out) {
     return 0;
 }
 
+// One row of the table and of throughput.csv: job j measured (and, with
+// several threads, again on one). Returns 1 if the measurement failed.
+static int train_row(const BenchOpts *o, BenchSizeJob j, const char *label, int w, FILE *csv, double *tok_s_out,
+                     double *per_cpu_out) {
+    const BenchSize *s = &j.size;
+    BenchResult r;
+    if (bench_in_child(train_child, &j, &r)) {
+        printf("  %-*s %-13s failed: %s\n", w, label, j.kind, err_msg());
+        fprintf(csv, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,,,,,,,%s\n", s->name, j.kind, s->layers,
+                s->heads, s->d_model, s->block_size, s->batch_size, precision_names[j.precision]);
+        return 1;
+    }
+    const double *v = r.out;
+    double tokens = (double)s->block_size * s->batch_size;
+    double tok_s = tokens / v[OUT_MEDIAN];
+    double flops = v[OUT_DENSE] + v[OUT_ATTN];
+    double gflops = flops * tok_s * 1e-9;
+    double pct = o->peak_all > 0 ? 100.0 * gflops / o->peak_all : NAN;
+    double per_thread_peak = o->peak_all / o->threads;
+    double busy = o->peak_all > 0 ? 100.0 * flops * tokens / v[OUT_CPU_MEDIAN] * 1e-9 / per_thread_peak
+                                  : NAN;
+    char rss[32];
+    format_bytes(rss, sizeof rss, r.peak_rss);
+    // the same step on one thread: tokens per CPU-second should not fall with more threads
+    double per_cpu = tokens / v[OUT_CPU_MEDIAN], per_cpu_1 = NAN;
+    if (o->threads > 1) {
+        BenchOpts one = *o;
+        one.threads = 1;
+        BenchSizeJob j1 = {.o = &one, .kind = j.kind, .size = *s, .precision = j.precision};
+        BenchResult r1;
+        if (!bench_in_child(train_child, &j1, &r1)) per_cpu_1 = tokens / r1.out[OUT_CPU_MEDIAN];
+    }
+    char eff[16] = "";
+    if (!isnan(per_cpu_1)) snprintf(eff, sizeof eff, "%.0f%%", 100.0 * per_cpu / per_cpu_1);
+    // a kind whose attention FLOPs bench_flops.c does not model gets "n/a", not a guess
+    char mf[16] = "n/a", gf[16] = "n/a", pc[16] = "n/a", bz[16] = "n/a";
+    if (!isnan(flops)) {
+        snprintf(mf, sizeof mf, "%.2f", flops * 1e-6);
+        snprintf(gf, sizeof gf, "%.1f", gflops);
+        snprintf(pc, sizeof pc, "%.1f%%", pct);
+        snprintf(bz, sizeof bz, "%.1f%%", busy);
+    }
+    printf("  %-*s %-13s %9.0f %10s %8s %7s %10.2f %5d %4.0f%% %7s %10s %8s\n", w, label, j.kind, tok_s,
+           mf, gf, pc, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], bz, rss, eff);
+    fflush(stdout);
+    fprintf(csv, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.6g,%.2f,"
+                 "%.0f,%.0f,%.1f,%.1f,%.4f,%s\n",
+            s->name, j.kind, s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
+            v[OUT_PARAMS], (int)v[OUT_REPS], v[OUT_MEDIAN], v[OUT_MIN], v[OUT_MAX], tok_s,
+            v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, v[OUT_CPU], v[OUT_CPU_MEDIAN], busy,
+            r.peak_rss, v[OUT_ALLOC], per_cpu, per_cpu_1, per_cpu / per_cpu_1, precision_names[j.precision]);
+    *tok_s_out = tok_s;
+    *per_cpu_out = per_cpu;
+    return 0;
+}
+
 int bench_part_train(const BenchOpts *o) {
     AtomicFile a;
     int rc = atomic_open_in(&a, o->out, "throughput.csv");
@@ -98,7 +155,7 @@ int bench_part_train(const BenchOpts *o) {
     fprintf(a.f, "config,kind,layers,heads,d_model,block_size,batch_size,params,reps,step_s_median,"
                  "step_s_min,step_s_max,tokens_per_s,flops_per_token_dense,flops_per_token_attention,"
                  "gflops,peak_gflops,pct_of_peak,cpu_share,cpu_s_median,pct_of_peak_while_running,peak_rss_bytes,"
-                 "alloc_bytes,tokens_per_cpu_s,tokens_per_cpu_s_1thread,thread_efficiency\n");
+                 "alloc_bytes,tokens_per_cpu_s,tokens_per_cpu_s_1thread,thread_efficiency,precision\n");
 
     printf("== Training throughput: full steps (forward + backward + AdamW), %d threads ==\n", o->threads);
     printf("  FLOPs per token: 6 x matmul weights (tied head included) + attention as its kernels\n"
@@ -112,58 +169,28 @@ int bench_part_train(const BenchOpts *o) {
            o->threads > 1 ? "thr eff: tokens per CPU-second at these threads / the same at 1 thread (measured\n"
                             "  again at 1 thread): what the extra threads cost in CPU time (load-independent)"
                           : "");
-    printf("  %-26s %-13s %9s %10s %8s %7s %10s %5s %5s %7s %10s %8s\n", "config", "kind", "tokens/s", "MFLOP/tok",
+    if (o->precisions & 1 << PRECISION_BF16)
+        printf("  bf16 rows: [train] precision = bf16, the same FLOPs counted; %% peak and %% busy stay against the\n"
+               "  FP32 FMA peak, which bf16's dot product (two products per lane and instruction) can pass.\n\n");
+    printf("  %-*s %-13s %9s %10s %8s %7s %10s %5s %5s %7s %10s %8s\n",
+           o->precisions == 1 << PRECISION_FP32 ? 26 : 31, "config", "kind", "tokens/s", "MFLOP/tok",
            "GFLOP/s", "% peak", "step ms", "n", "cpu%", "% busy", "peak RSS", o->threads > 1 ? "thr eff" : "");
+    // --precision fp32,bf16: both rows of a (size, kind), then their ratio (measured one right after the other)
+    int both = o->precisions == (1 << PRECISION_FP32 | 1 << PRECISION_BF16);
+    int w = o->precisions == 1 << PRECISION_FP32 ? 26 : 31;  // room for the precision after the size
     BenchSizeJob j;
-    char label[64];
+    char label[64], plabel[80];
     for (size_t at = 0; bench_next_size_job(o, &at, &j, label, sizeof label);) {
-        const BenchSize *s = &j.size;
-        BenchResult r;
-        if (bench_in_child(train_child, &j, &r)) {
-            printf("  %-26s %-13s failed: %s\n", label, j.kind, err_msg());
-            fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,,,,,,\n", s->name, j.kind, s->layers,
-                    s->heads, s->d_model, s->block_size, s->batch_size);
-            continue;
+        double tok_s[2] = {NAN, NAN}, per_cpu[2] = {NAN, NAN};
+        for (int p = PRECISION_FP32; p <= PRECISION_BF16; p++) {
+            if (!(o->precisions & 1 << p)) continue;
+            j.precision = (Precision)p;
+            snprintf(plabel, sizeof plabel, "%s%s%s", label, w > 26 ? " " : "", w > 26 ? precision_names[p] : "");
+            train_row(o, j, plabel, w, a.f, &tok_s[p], &per_cpu[p]);
         }
-        const double *v = r.out;
-        double tokens = (double)s->block_size * s->batch_size;
-        double tok_s = tokens / v[OUT_MEDIAN];
-        double flops = v[OUT_DENSE] + v[OUT_ATTN];
-        double gflops = flops * tok_s * 1e-9;
-        double pct = o->peak_all > 0 ? 100.0 * gflops / o->peak_all : NAN;
-        double per_thread_peak = o->peak_all / o->threads;
-        double busy = o->peak_all > 0 ? 100.0 * flops * tokens / v[OUT_CPU_MEDIAN] * 1e-9 / per_thread_peak
-                                      : NAN;
-        char rss[32];
-        format_bytes(rss, sizeof rss, r.peak_rss);
-        // the same step on one thread: tokens per CPU-second should not fall with more threads
-        double per_cpu = tokens / v[OUT_CPU_MEDIAN], per_cpu_1 = NAN;
-        if (o->threads > 1) {
-            BenchOpts one = *o;
-            one.threads = 1;
-            BenchSizeJob j1 = {.o = &one, .kind = j.kind, .size = *s};
-            BenchResult r1;
-            if (!bench_in_child(train_child, &j1, &r1)) per_cpu_1 = tokens / r1.out[OUT_CPU_MEDIAN];
-        }
-        char eff[16] = "";
-        if (!isnan(per_cpu_1)) snprintf(eff, sizeof eff, "%.0f%%", 100.0 * per_cpu / per_cpu_1);
-        // a kind whose attention FLOPs bench_flops.c does not model gets "n/a", not a guess
-        char mf[16] = "n/a", gf[16] = "n/a", pc[16] = "n/a", bz[16] = "n/a";
-        if (!isnan(flops)) {
-            snprintf(mf, sizeof mf, "%.2f", flops * 1e-6);
-            snprintf(gf, sizeof gf, "%.1f", gflops);
-            snprintf(pc, sizeof pc, "%.1f%%", pct);
-            snprintf(bz, sizeof bz, "%.1f%%", busy);
-        }
-        printf("  %-26s %-13s %9.0f %10s %8s %7s %10.2f %5d %4.0f%% %7s %10s %8s\n", label, j.kind, tok_s,
-               mf, gf, pc, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], bz, rss, eff);
-        fflush(stdout);
-        fprintf(a.f, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.6g,%.2f,"
-                     "%.0f,%.0f,%.1f,%.1f,%.4f\n",
-                s->name, j.kind, s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
-                v[OUT_PARAMS], (int)v[OUT_REPS], v[OUT_MEDIAN], v[OUT_MIN], v[OUT_MAX], tok_s,
-                v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, v[OUT_CPU], v[OUT_CPU_MEDIAN], busy,
-                r.peak_rss, v[OUT_ALLOC], per_cpu, per_cpu_1, per_cpu / per_cpu_1);
+        if (both && !isnan(tok_s[0]) && !isnan(tok_s[1]))
+            printf("  %-*s %-13s bf16 / fp32: tokens/s x%.2f, tokens per CPU-second x%.2f\n", w, "", j.kind,
+                   tok_s[1] / tok_s[0], per_cpu[1] / per_cpu[0]);
     }
     printf("\n");
     return atomic_commit(&a);

@@ -182,6 +182,10 @@ int bench_add_set(const char *assignment) {
     config_defaults(&c);
     int rc = config_set(&c, assignment);
     if (rc) return rc;
+    // the train part's rows are labelled by --precision; a --set would run bf16 under an fp32 label
+    if (c.precision != PRECISION_FP32)
+        return err_set(ERR_USAGE, "bench: --set %s: give the precision with --precision (fp32, bf16, or both)",
+                       assignment);
     g_sets[g_nsets++] = assignment;
     return 0;
 }

@@ -38,6 +38,7 @@
 #include "bench/bench.h"
 #include "cmd/commands.h"
 #include "cmd/args.h"
+#include "kernels/bf16.h"
 #include "util/dirs.h"
 #include "util/err.h"
 
@@ -100,6 +101,16 @@ static int item_size(void *ctx, const char *opt, const char *s, size_t len) {
     return err_set(ERR_USAGE, "bench: %s: unknown model size '%.*s' (baby, large)", opt, (int)len, s);
 }
 
+static int item_precision(void *ctx, const char *opt, const char *s, size_t len) {
+    BenchOpts *o = ctx;
+    for (int p = 0; precision_names[p]; p++)
+        if (strlen(precision_names[p]) == len && !strncmp(precision_names[p], s, len)) {
+            o->precisions |= 1 << p;
+            return 0;
+        }
+    return err_set(ERR_USAGE, "bench: %s: unknown precision '%.*s' (fp32, bf16)", opt, (int)len, s);
+}
+
 static int item_seq(void *ctx, const char *opt, const char *s, size_t len) {
     BenchOpts *o = ctx;
     char buf[32];
@@ -125,7 +136,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     o->out = "runs/bench";
     *parts = 0;
     const char *part = NULL, *kinds = "softmax,linear,linear_decay", *seq = "256,1024,4096,16384",
-               *sizes = "baby,large";
+               *sizes = "baby,large", *precision = "fp32";
     size_t threads = 0, min_reps = 0, chunk = 0;
     double min_s = -1, max_point = -1;
     const char *sets[64];
@@ -136,6 +147,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
         {"--kinds", ARG_STRING, &kinds, "LIST", .help = "attention kinds, comma-separated"},
         {"--sizes", ARG_STRING, &sizes, "LIST", .help = "model sizes of the train and profile parts, comma-separated"},
         {"--seq", ARG_STRING, &seq, "LIST", .help = "sequence lengths of the length part, comma-separated"},
+        {"--precision", ARG_STRING, &precision, "LIST",
+         .help = "the train part's matmul precisions, comma-separated: fp32, bf16 (both: side by side, and their ratio)"},
         {"--out", ARG_STRING, &o->out, "DIR", .help = "the results folder"},
         {"--set", ARG_REPEAT, &set_list, "section.key=value",
          .help = "a config key for every model (e.g. model.heads=1, attention.key_norm=l2)"},
@@ -166,6 +179,9 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     if ((rc = each_item("--kinds", kinds, item_kind, o))) return rc;
     if ((rc = each_item("--sizes", sizes, item_size, o))) return rc;
     if ((rc = each_item("--seq", seq, item_seq, o))) return rc;
+    if ((rc = each_item("--precision", precision, item_precision, o))) return rc;
+    const char *missing = o->precisions & 1 << PRECISION_BF16 ? bf16_cpu_missing() : NULL;
+    if (missing) return err_set(ERR_USAGE, "bench: --precision bf16 needs a CPU with AVX-512 BF16, and %s", missing);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = threads ? (int)threads : cores > 0 ? (int)cores : 1;
     o->min_reps = min_reps ? (int)min_reps : o->quick ? 1 : 3;

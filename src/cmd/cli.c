@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kernels/bf16.h"
 #include "util/err.h"
 #include "util/file_check.h"
 
@@ -28,7 +29,16 @@ int cli_load_config(Config *c, const char *name, const char *const *sets, int n_
                            name, name, name, name);
     }
     config_defaults(c);
-    return config_load_all(c, path, sets, n_sets);
+    int rc = config_load_all(c, path, sets, n_sets);
+    if (rc) return rc;
+    // A training setting this machine cannot run: refused before anything is
+    // written. (Not in config validation: a bf16 run's folder still loads for
+    // eval, sample and inspect, which compute in fp32, on any CPU.)
+    const char *missing = c->precision == PRECISION_BF16 ? bf16_cpu_missing() : NULL;
+    if (missing)
+        return err_set(ERR_USAGE, "%s: [train] precision = bf16 needs a CPU with AVX-512 BF16 (vdpbf16ps), "
+                                  "and %s; use precision = fp32", path, missing);
+    return 0;
 }
 
 void cli_run_dir(char *buf, size_t cap, const Config *c, const char *out) {

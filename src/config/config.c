@@ -59,7 +59,8 @@ typedef struct {
     // them: run.name, run.out_dir, run.threads (results are thread-count
     // independent), run.seeds (read by `ablate` only), and the rest of
     // [train] — steps, lr, min_lr, warmup, weight_decay, beta1, beta2,
-    // grad_clip, eval_every, eval_batches, log_every, checkpoint_every.
+    // grad_clip, eval_every, eval_batches, log_every, checkpoint_every,
+    // precision (the same model and data; only how the matmuls round).
     int model;
 } Field;
 
@@ -138,6 +139,7 @@ static const Field FIELDS[] = {
     INT("train", "eval_batches", eval_batches, 1, 1 << 20, 0),
     INT("train", "log_every", log_every, 1, INT_MAX, 0),
     INT("train", "checkpoint_every", checkpoint_every, 1, INT_MAX, 0),
+    ENUM("train", "precision", precision, precision_names, 0),
 };
 enum { N_FIELDS = sizeof FIELDS / sizeof FIELDS[0] };
 
@@ -185,6 +187,7 @@ void config_defaults(Config *c) {
     c->eval_batches = 20;
     c->log_every = 10;
     c->checkpoint_every = 500;
+    c->precision = PRECISION_FP32;
     c->key_norm_given = c->feature_map_given = 0;  // softmax's: sum, elu1 (follow_kind)
 }
 
@@ -1048,6 +1051,10 @@ int config_write(const Config *c, FILE *f) {
     const char *section = NULL;
     for (int i = 0; i < N_FIELDS; i++) {
         const Field *fd = &FIELDS[i];
+        // The one exception: [train] precision is written only when it is not
+        // fp32, so an fp32 run's config.ini, checkpoint and export stay byte for
+        // byte what versions before the key wrote (an absent key reads as fp32).
+        if (fd->off == OFF(precision) && c->precision == PRECISION_FP32) continue;
         if (!section || strcmp(section, fd->section) != 0) {
             fprintf(f, "\n[%s]\n", fd->section);
             section = fd->section;

@@ -3,12 +3,14 @@
 // A Config is filled in three layers: defaults, then the INI file, then each
 // `--set section.key=value` override, each layer validated as it is applied.
 // config_write() emits every key (defaults included) so a run folder always
-// records exactly what ran.
+// records exactly what ran — but [train] precision only when it is bf16 (so
+// fp32 runs' files stay byte-identical to older versions'; absent = fp32).
 #pragma once
 #include <stddef.h>
 #include <stdio.h>
 
 #include "attention/attention.h"
+#include "kernels/bf16.h"
 
 #define CFG_MAX_HEADS 64
 
@@ -71,6 +73,7 @@ typedef struct {
     int eval_batches;     // 20 (>= 1)
     int log_every;        // 10 (>= 1)
     int checkpoint_every; // 500 (>= 1)
+    Precision precision;  // fp32; bf16: the matmuls' operands in bf16 (refused on a CPU without AVX-512 BF16)
 
     // Whether the file or a --set named [attention] key_norm and feature_map.
     // A key not named follows the kind's default (attn_default_key_norm,

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+const char *const precision_names[] = {"fp32", "bf16", NULL};
+
 #if defined(BF16_HAVE_KERNELS)
 #include <cpuid.h>
 #include <immintrin.h>

@@ -16,6 +16,8 @@
 // [train] precision: fp32 everywhere, or the matmuls' inputs in bf16 (products
 // accumulated in fp32; everything else stays fp32). See docs/config.md.
 typedef enum { PRECISION_FP32, PRECISION_BF16 } Precision;
+// "fp32", "bf16" (index = Precision), NULL-terminated: the config's spelling.
+extern const char *const precision_names[];
 
 #if (defined(__x86_64__) || defined(__i386__)) && \
     ((defined(__clang__) && __clang_major__ >= 9) || (!defined(__clang__) && __GNUC__ >= 10))

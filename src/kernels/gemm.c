@@ -19,23 +19,13 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "gemm_kernels.h"
+#include "kernels/bf16.h"
 #include "util/err.h"
 #include "util/pool.h"
-
-// Blocking. KC * GEMM_NR floats (one B sliver, 32 KB) sit in L1d; GEMM_MC * KC
-// (the packed A block, 192 KB) and KC * GEMM_NC (the packed B panel, 512 KB)
-// in L2. On the Zen 5 target, KC 128..512, MC 96..768 and NC 256..2048 all
-// measured within noise of each other; these keep the per-thread buffers small.
-// KC (gemm.h) is part of the result: it fixes where the K sum is cut into blocks.
-#ifndef GEMM_MC
-#define GEMM_MC (GEMM_MR * 24)
-#endif
-#ifndef GEMM_NC
-#define GEMM_NC (GEMM_NR * 16)
-#endif
 
 // A task of the threaded gemm gets at least this many multiply-adds (~8 us at
 // 250 GFLOP/s): waking a pool thread was measured at 5 us best case and ~25 us
@@ -64,13 +54,9 @@ void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
 
 // ---------------------------------------------------------------- packing buffers
 
-// One pair of packing buffers per thread, allocated on the thread's first
-// gemm at their fixed maximum size and freed when the thread exits.
-typedef struct {
-    void *raw;
-    float *a;  // (GEMM_MC, GEMM_KC) packed A block
-    float *b;  // (GEMM_KC, GEMM_NC) packed B panel
-} PackBufs;
+// One pair of packing buffers per thread (PackBufs, gemm_kernels.h), allocated
+// on the thread's first gemm at their fixed maximum size and freed when the
+// thread exits.
 
 static pthread_key_t bufs_key;
 static pthread_once_t bufs_once = PTHREAD_ONCE_INIT;
@@ -88,7 +74,7 @@ static void bufs_key_init(void) {
     bufs_key_ok = pthread_key_create(&bufs_key, bufs_free) == 0;
 }
 
-static PackBufs *bufs_get(void) {
+PackBufs *gemm_pack_bufs(void) {
     if (tl_bufs) return tl_bufs;
     pthread_once(&bufs_once, bufs_key_init);
     PackBufs *pb = xmalloc(sizeof *pb);
@@ -104,15 +90,6 @@ static PackBufs *bufs_get(void) {
 
 // ---------------------------------------------------------------- serial blocked product
 
-typedef struct {
-    int transA, transB;
-    size_t M, N, K;
-    float alpha, beta;
-    const float *A, *B;
-    float *C;
-    size_t lda, ldb, ldc;
-} GemmArgs;
-
 // C[m0..m1, n0..n1) over all of K.
 static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_t n1) {
     if (g->K == 0) {
@@ -121,6 +98,10 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
                 float *c = g->C + i * g->ldc + j;
                 *c = g->beta != 0.0f ? g->beta * *c : 0.0f;
             }
+        return;
+    }
+    if (g->bf16) {
+        gemm_block_bf16(g, m0, m1, n0, n1);
         return;
     }
 #if defined(GEMM_HAS_VEC)
@@ -146,7 +127,7 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
         return;
     }
 #endif
-    PackBufs *pb = bufs_get();
+    PackBufs *pb = gemm_pack_bufs();
     for (size_t jc = n0; jc < n1; jc += GEMM_NC) {
         size_t nc = n1 - jc < GEMM_NC ? n1 - jc : GEMM_NC;
         for (size_t pc = 0; pc < g->K; pc += GEMM_KC) {
@@ -188,7 +169,7 @@ void gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alp
                  const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
                  size_t ldc) {
     if (M == 0 || N == 0) return;
-    GemmArgs g = {transA, transB, M, N, K, alpha, beta, A, B, C, lda, ldb, ldc};
+    GemmArgs g = {transA, transB, M, N, K, alpha, beta, A, B, C, lda, ldb, ldc, 0};
     gemm_block(&g, 0, M, 0, N);
 }
 
@@ -212,15 +193,34 @@ static void gemm_task(void *ctx, size_t lo, size_t hi) {
         gemm_block(g, 0, g->M, a, b);
 }
 
-void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
-          size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
-    if (M == 0 || N == 0) return;
-    GemmTask t = {{transA, transB, M, N, K, alpha, beta, A, B, C, lda, ldb, ldc}, M >= N, 0};
+static void gemm_threaded(const GemmArgs *g) {
+    if (g->M == 0 || g->N == 0) return;
+    GemmTask t = {*g, g->M >= g->N, 0};
     // Split the longer side, so each task re-packs only the smaller operand.
-    t.unit = t.split_rows ? GEMM_MR : GEMM_NR;
-    size_t extent = t.split_rows ? M : N, other = t.split_rows ? N : M;
+    if (g->bf16)
+        t.unit = t.split_rows ? GEMM_BF16_MR : GEMM_BF16_NR;
+    else
+        t.unit = t.split_rows ? GEMM_MR : GEMM_NR;
+    size_t extent = t.split_rows ? g->M : g->N, other = t.split_rows ? g->N : g->M;
     size_t units = (extent + t.unit - 1) / t.unit;
-    size_t unit_fma = t.unit * other * (K ? K : 1);
+    size_t unit_fma = t.unit * other * (g->K ? g->K : 1);
     size_t grain = (GEMM_MIN_TASK_FMA + unit_fma - 1) / unit_fma;
     parallel_for(units, grain, gemm_task, &t);
+}
+
+void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+          size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    GemmArgs g = {transA, transB, M, N, K, alpha, beta, A, B, C, lda, ldb, ldc, 0};
+    gemm_threaded(&g);
+}
+
+void gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+               size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    const char *missing = bf16_cpu_missing();
+    if (missing) {  // callers check first (the config refuses bf16 here): reaching this is a bug
+        fprintf(stderr, "lmtrain: internal error: gemm_bf16 called, but %s\n", missing);
+        abort();
+    }
+    GemmArgs g = {transA, transB, M, N, K, alpha, beta, A, B, C, lda, ldb, ldc, 1};
+    gemm_threaded(&g);
 }

@@ -19,6 +19,17 @@ void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
           const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
           size_t ldc);
 
+// The same product with op(A) and op(B) rounded to bf16 (round to nearest
+// even, in the packing: no extra pass over memory) and multiplied through the
+// AVX-512 BF16 dot product, two products per fp32 lane and instruction,
+// accumulated in fp32. Same contract as gemm(): every C element is one fixed
+// chain (k pairs ascending per GEMM_KC block, from zero), so the result does
+// not depend on the thread count. Only where bf16_cpu_missing() (bf16.h) is
+// NULL; a call elsewhere is an internal error.
+void gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+               const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
+               size_t ldc);
+
 // The slow, obviously-right reference (double accumulation, no threads) the
 // fast path is tested against.
 void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha,

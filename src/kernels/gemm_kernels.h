@@ -11,6 +11,19 @@
 #pragma once
 #include <stddef.h>
 
+#include "kernels/gemm.h"  // GEMM_KC
+
+// One product's arguments, as gemm() or gemm_bf16() received them (gemm.h).
+typedef struct {
+    int transA, transB;
+    size_t M, N, K;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+    size_t lda, ldb, ldc;
+    int bf16;  // gemm_bf16: op(A), op(B) rounded to bf16, products through vdpbf16ps
+} GemmArgs;
+
 #if defined(__AVX512F__)
 // 8 x 32: 16 zmm accumulators, per k 2 loads + 8 broadcasts for 16 FMAs.
 // (Measured best on Zen 5 against 12x32, 14x32, 6x64 and 4x64.)
@@ -26,6 +39,18 @@
 #define GEMM_ISA "plain-c"
 #define GEMM_MR 4
 #define GEMM_NR 16
+#endif
+
+// Blocking. KC * GEMM_NR floats (one B sliver, 32 KB) sit in L1d; GEMM_MC * KC
+// (the packed A block, 192 KB) and KC * GEMM_NC (the packed B panel, 512 KB)
+// in L2. On the Zen 5 target, KC 128..512, MC 96..768 and NC 256..2048 all
+// measured within noise of each other; these keep the per-thread buffers small.
+// KC (gemm.h) is part of the result: it fixes where the K sum is cut into blocks.
+#ifndef GEMM_MC
+#define GEMM_MC (GEMM_MR * 24)
+#endif
+#ifndef GEMM_NC
+#define GEMM_NC (GEMM_NR * 16)
 #endif
 
 // op(A)[i0 .. i0+mc)[k0 .. k0+kc) -> ap; rows padded with zeros to a multiple of GEMM_MR.
@@ -68,3 +93,20 @@ void gemm_vec(size_t r0, size_t r1, size_t K, size_t kb, float alpha, const floa
 void gemm_vec_t(size_t r0, size_t r1, size_t K, size_t kb, float alpha, const float *x,
                 size_t ldx, const float *s, size_t incs, float beta, float *y, size_t incy);
 #endif
+
+// This thread's packing buffers (gemm.c): a holds GEMM_MC x GEMM_KC floats, b
+// GEMM_KC x GEMM_NC, both 64-byte aligned; allocated on first use, freed when
+// the thread exits. The bf16 path packs into the same bytes.
+typedef struct {
+    void *raw;
+    float *a;  // (GEMM_MC, GEMM_KC) packed A block
+    float *b;  // (GEMM_KC, GEMM_NC) packed B panel
+} PackBufs;
+PackBufs *gemm_pack_bufs(void);
+
+// gemm_bf16.c: C[m0..m1, n0..n1) of the bf16 product (gemm.h: gemm_bf16), all
+// of K; K > 0. Only called when bf16_cpu_missing() is NULL.
+void gemm_block_bf16(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_t n1);
+// Rows (columns) per threading unit of the bf16 product: its tile.
+#define GEMM_BF16_MR 8
+#define GEMM_BF16_NR 32

@@ -3,23 +3,40 @@
 //
 // Weights are stored (OC, C) like torch.nn.Linear, so a row of w is one output
 // channel's filter. All threading and determinism come from gemm().
+#include "kernels/bf16.h"
 #include "kernels/gemm.h"
 #include "kernels/nn.h"
 
+typedef void GemmFn(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+                    size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc);
+
+// the product every role of the layer goes through: fp32, or bf16 operands (gemm.h)
+static GemmFn *gemm_for(Precision p) { return p == PRECISION_BF16 ? gemm_bf16 : gemm; }
+
 // out (N, OC), inp (N, C), w (OC, C)
-void matmul_forward(float *out, const float *inp, const float *w, size_t N, size_t C, size_t OC) {
+void matmul_forward_prec(float *out, const float *inp, const float *w, size_t N, size_t C, size_t OC,
+                         Precision p) {
     if (N == 0 || OC == 0) return;
     // out[n, o] = sum_c inp[n, c] * w[o, c]; beta 0: out is overwritten, not read
-    gemm(0, 1, N, OC, C, 1.0f, inp, C, w, C, 0.0f, out, OC);
+    gemm_for(p)(0, 1, N, OC, C, 1.0f, inp, C, w, C, 0.0f, out, OC);
 }
 
 // dinp (N, C) += dout @ w ; dw (OC, C) += dout^T @ inp
-void matmul_backward(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
-                     size_t N, size_t C, size_t OC) {
+void matmul_backward_prec(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
+                          size_t N, size_t C, size_t OC, Precision p) {
     // forward: out[n, o] = sum_c inp[n, c] * w[o, c]
     if (N == 0 || C == 0 || OC == 0) return;
     // dinp[n, c] += sum_o dout[n, o] * w[o, c]         dout (N, OC), w (OC, C)
-    if (dinp) gemm(0, 0, N, C, OC, 1.0f, dout, OC, w, C, 1.0f, dinp, C);
+    if (dinp) gemm_for(p)(0, 0, N, C, OC, 1.0f, dout, OC, w, C, 1.0f, dinp, C);
     // dw[o, c] += sum_n dout[n, o] * inp[n, c]         dout^T: dout stored (N, OC) = K x M
-    if (dw) gemm(1, 0, OC, C, N, 1.0f, dout, OC, inp, C, 1.0f, dw, C);
+    if (dw) gemm_for(p)(1, 0, OC, C, N, 1.0f, dout, OC, inp, C, 1.0f, dw, C);
+}
+
+void matmul_forward(float *out, const float *inp, const float *w, size_t N, size_t C, size_t OC) {
+    matmul_forward_prec(out, inp, w, N, C, OC, PRECISION_FP32);
+}
+
+void matmul_backward(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
+                     size_t N, size_t C, size_t OC) {
+    matmul_backward_prec(dinp, dw, dout, inp, w, N, C, OC, PRECISION_FP32);
 }

@@ -8,12 +8,21 @@
 #pragma once
 #include <stddef.h>
 
+#include "kernels/bf16.h"
+
 // ---- matmul (no bias): out = inp @ w^T ----
 // out (N, OC), inp (N, C), w (OC, C)
 void matmul_forward(float *out, const float *inp, const float *w, size_t N, size_t C, size_t OC);
 // dinp (N, C) += dout @ w ; dw (OC, C) += dout^T @ inp
 void matmul_backward(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
                      size_t N, size_t C, size_t OC);
+// The same two at a precision (bf16.h): PRECISION_BF16 runs all three products
+// through gemm_bf16 (operands rounded to bf16, fp32 accumulation into fp32
+// out, dinp and dw); PRECISION_FP32 is exactly the two above.
+void matmul_forward_prec(float *out, const float *inp, const float *w, size_t N, size_t C, size_t OC,
+                         Precision p);
+void matmul_backward_prec(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
+                          size_t N, size_t C, size_t OC, Precision p);
 
 // ---- token (+ position) embedding ----
 // out (B, T, C) = wte[tokens[b,t]] + wpe[t]   (wpe may be NULL: pos = none)

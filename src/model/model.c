@@ -200,7 +200,9 @@ size_t model_estimate_bytes(const Config *cfg, size_t V, size_t B, size_t T) {
 // The training-time graph
 // ============================================================================
 
-void graph_build(Graph *g, Model *m, size_t B, size_t T) {
+void graph_build(Graph *g, Model *m, size_t B, size_t T) { graph_build_prec(g, m, B, T, PRECISION_FP32); }
+
+void graph_build_prec(Graph *g, Model *m, size_t B, size_t T, Precision p) {
     memset(g, 0, sizeof *g);
     g->B = B;
     g->T = T;
@@ -217,22 +219,22 @@ void graph_build(Graph *g, Model *m, size_t B, size_t T) {
         Layer *y = &m->layer[l];
         // x += proj(Attn(LN(x)))
         Tensor *h = op_layernorm(t, N("ln_1"), x, y->ln1_w, y->ln1_b);
-        Tensor *qkv = op_matmul(t, N("attn.qkv"), h, y->qkv);  // (B*T, 3C + H*n_aux)
+        Tensor *qkv = op_matmul_prec(t, N("attn.qkv"), h, y->qkv, p);  // (B*T, 3C + H*n_aux)
         g->attn[l] = (AttnOp){m->kind, m->acfg, B, T, m->cfg.key_shift};
         Tensor *a = op_attention(t, N("attn"), qkv, y->theta, &g->attn[l]);  // (B*T, C)
         g->attn_node[l] = t->n_nodes - 1;
         if (y->lnh_w) a = op_layernorm(t, N("attn.ln_head"), a, y->lnh_w, y->lnh_b);
-        x = op_add(t, N("attn.residual"), x, op_matmul(t, N("attn.proj"), a, y->proj));
+        x = op_add(t, N("attn.residual"), x, op_matmul_prec(t, N("attn.proj"), a, y->proj, p));
         if (m->F) {
             // x += W2 gelu(W1 LN(x))
             h = op_layernorm(t, N("ln_2"), x, y->ln2_w, y->ln2_b);
-            h = op_gelu(t, N("mlp.gelu"), op_matmul(t, N("mlp.fc"), h, y->fc));  // (B*T, F)
-            x = op_add(t, N("mlp.residual"), x, op_matmul(t, N("mlp.proj"), h, y->fc_proj));
+            h = op_gelu(t, N("mlp.gelu"), op_matmul_prec(t, N("mlp.fc"), h, y->fc, p));  // (B*T, F)
+            x = op_add(t, N("mlp.residual"), x, op_matmul_prec(t, N("mlp.proj"), h, y->fc_proj, p));
         }
     }
 #undef N
     x = op_layernorm(t, "ln_f", x, m->lnf_w, m->lnf_b);
-    g->logits = op_matmul(t, "logits", x, m->wte);  // tied head: (B*T, V)
+    g->logits = op_matmul_prec(t, "logits", x, m->wte, p);  // tied head: (B*T, V)
     g->loss = op_crossentropy(t, "loss", g->logits, g->targets);
     g->loss_node = t->n_nodes - 1;
     tape_finalize(t);

@@ -70,7 +70,13 @@ typedef struct {
     size_t *attn_node;          // (L) node indices of the attention ops
 } Graph;
 
+// The graph in fp32 (evaluation, sampling's references, tests).
 void graph_build(Graph *g, Model *m, size_t B, size_t T);
+// ... at a precision: PRECISION_BF16 rounds the operands of every matmul (the
+// q/k/v, output, MLP and tied-head projections, forward and backward) to bf16;
+// attention, LayerNorm, GELU, the loss and all gradients stay fp32. The caller
+// checks bf16_cpu_missing() first.
+void graph_build_prec(Graph *g, Model *m, size_t B, size_t T, Precision p);
 void graph_free(Graph *g);
 // forward only; returns the mean loss over scored positions
 double graph_forward(Graph *g);

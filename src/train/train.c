@@ -282,7 +282,7 @@ int train_run(const Config *cfg, const char *run_dir, int mode_arg) {
 
     model_build(&r.model, cfg, V);
     adamw_init(&r.opt, &r.model);
-    graph_build(&r.graph, &r.model, (size_t)cfg->batch_size, (size_t)cfg->block_size);
+    graph_build_prec(&r.graph, &r.model, (size_t)cfg->batch_size, (size_t)cfg->block_size, cfg->precision);
     r.lambda = xcalloc(r.model.L, sizeof(double));
     r.state_norm = xcalloc(r.model.L, sizeof(double));
     r.st.best_val = NAN;

@@ -118,6 +118,20 @@ static void test_sample_deterministic_for_seed(void) {
     CHECK(strstr(e2e_out, "tokens/s") && strstr(e2e_out, "fast-weight state in use"));
 }
 
+// --weights bf16: the same interface, the weights streamed in bf16 (said on stderr)
+static void test_sample_bf16_weights(void) {
+    const char *runs[] = {run_sm, run_dec};
+    for (int r = 0; r < 2; r++) {
+        char *argv[] = {"sample", "--run", (char *)runs[r], "--tokens", "80", "--prompt", "the cat", "--weights", "bf16",
+                        NULL};
+        int rc = run_split(argv, NULL);
+        CHECK(rc == 0 && strstr(e2e_out, "weights in bf16") != NULL);
+        char *a = read_out();
+        CHECK(a && strncmp(a, "the cat", 7) == 0 && strlen(a) == 7 + 80);
+        free(a);
+    }
+}
+
 static void test_sample_errors(void) {
     char nodir[512], empty[512];
     tpath(nodir, sizeof nodir, "no-such-run");
@@ -137,6 +151,7 @@ static void test_sample_errors(void) {
         {{"sample", "--run", run_sm, "--temperature", "nan", NULL}, 2, "--temperature"},
         {{"sample", "--run", run_sm, "--top-k", "x", NULL}, 2, "--top-k"},
         {{"sample", "--run", run_sm, "--seed", NULL}, 2, "--seed"},
+        {{"sample", "--run", run_sm, "--weights", "fp16", NULL}, 2, "--weights"},
         {{"sample", "--run", nodir, NULL}, 1, "no-such-run"},
         {{"sample", "--run", empty, NULL}, 1, "checkpoint.bin"},
         {{"eval", "--run", run_sm, "--tokens", "5", NULL}, 2, "--tokens"},
@@ -446,6 +461,7 @@ int main(void) {
     train_with("delta", "none", 2, 128, "decay = data\nkey_norm = l2\n", run_delta_wy);  // head size 64: the WY form
     TEST(test_sample_deterministic_for_seed);
     TEST(test_sample_errors);
+    TEST(test_sample_bf16_weights);
     TEST(test_generation_memory_is_flat);
     TEST(test_eval_whole_split);
     TEST(test_eval_length);

@@ -8,9 +8,23 @@
 // plus half an ulp for rounding the double reference. We check every element
 // against (K + 4) * 2^-24 * mag: any indexing, packing or edge mistake is an
 // O(mag) error and fails by orders of magnitude.
+//
+// bf16 (gemm_bf16, the same suites once more with g_bf16 set). The reference
+// multiplies op(A) and op(B) rounded to bf16 (bf16_round, round to nearest
+// even), in double. Each product of two bf16 values is exact in fp32 (8 x 8
+// significant bits), so what remains is fp32 accumulation: per element at most
+// K additions (vdpbf16ps adds a pair's two products one at a time), and per K
+// block of 256 (nblk of them) the alpha multiply and the beta add, plus half an
+// ulp for the double reference's final rounding:
+//   |got - ref| <= (K + 2 nblk + 2) 2^-24 mag + K 2^-126,
+// mag as above over the rounded operands; the last term covers vdpbf16ps
+// flushing denormal results to zero. Rounding differently from the reference
+// (truncating, or not rounding at all) is an error near 2^-8 per product,
+// ~10^3 times this bound at small K, so the packing's conversion is checked too.
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/bf16.h"
 #include "kernels/gemm.h"
 #include "test.h"
 #include "util/pool.h"
@@ -34,6 +48,20 @@ static size_t stored_cols(int trans, size_t rows, size_t cols) { return trans ? 
 
 enum { FAST_SERIAL, FAST_THREADED };
 
+// Set while the suites run a second time, on gemm_bf16.
+static int g_bf16;
+
+// The product under test: gemm_serial or gemm, or gemm_bf16 for both.
+static void fast(int which, int ta, int tb, size_t M, size_t N, size_t K, float alpha, const float *A,
+                 size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
+    if (g_bf16)
+        gemm_bf16(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else if (which == FAST_SERIAL)
+        gemm_serial(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    else
+        gemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 // One comparison: buffers with leading dims width + pad and a pointer offset,
 // guard values in the padding, and an element-wise bound relative to mag.
 // Returns 1 if everything matched.
@@ -56,20 +84,23 @@ static int check_case(int which, int ta, int tb, size_t M, size_t N, size_t K, f
         if (i < off || r >= M || c >= N) C[i] = guard;
     }
     memcpy(R, C, nc * sizeof(float));
-    for (size_t i = 0; i < na; i++) absA[i] = fabsf(A[i]);
-    for (size_t i = 0; i < nb; i++) absB[i] = fabsf(B[i]);
+    // the reference's operands: as given, or rounded to bf16 (the kernel gets them unrounded)
+    float *refA = malloc(na * sizeof(float)), *refB = malloc(nb * sizeof(float));
+    for (size_t i = 0; i < na; i++) refA[i] = g_bf16 ? bf16_round(A[i]) : A[i];
+    for (size_t i = 0; i < nb; i++) refB[i] = g_bf16 ? bf16_round(B[i]) : B[i];
+    for (size_t i = 0; i < na; i++) absA[i] = fabsf(refA[i]);
+    for (size_t i = 0; i < nb; i++) absB[i] = fabsf(refB[i]);
     for (size_t i = 0; i < nc; i++) mag[i] = nan_c ? 0.0f : fabsf(C[i]);
 
-    gemm_ref(ta, tb, M, N, K, alpha, A + off, lda, B + off, ldb, beta, R + off, ldc);
+    gemm_ref(ta, tb, M, N, K, alpha, refA + off, lda, refB + off, ldb, beta, R + off, ldc);
     gemm_ref(ta, tb, M, N, K, fabsf(alpha), absA + off, lda, absB + off, ldb, fabsf(beta),
              mag + off, ldc);
-    if (which == FAST_SERIAL)
-        gemm_serial(ta, tb, M, N, K, alpha, A + off, lda, B + off, ldb, beta, C + off, ldc);
-    else
-        gemm(ta, tb, M, N, K, alpha, A + off, lda, B + off, ldb, beta, C + off, ldc);
+    fast(which, ta, tb, M, N, K, alpha, A + off, lda, B + off, ldb, beta, C + off, ldc);
 
     int ok = 1;
-    double tol_rel = (double)(K + 4) * 0x1p-24;
+    size_t nblk = (K + 255) / 256;
+    double tol_rel = g_bf16 ? (double)(K + 2 * nblk + 2) * 0x1p-24 : (double)(K + 4) * 0x1p-24;
+    double tol_abs = g_bf16 ? (double)K * 0x1p-126 : 0.0;
     for (size_t i = 0; i < nc && ok; i++) {
         size_t r = i >= off ? (i - off) / ldc : 0, c = i >= off ? (i - off) % ldc : 0;
         if (i < off || r >= M || c >= N) {
@@ -79,7 +110,7 @@ static int check_case(int which, int ta, int tb, size_t M, size_t N, size_t K, f
             }
             continue;
         }
-        double tol = tol_rel * mag[i] + 1e-30;
+        double tol = tol_rel * mag[i] + tol_abs + 1e-30;
         if (!(fabs((double)C[i] - (double)R[i]) <= tol)) {
             fprintf(stderr, "  C[%zu][%zu] = %.9g, ref %.9g (tol %.3g)\n", r, c, C[i], R[i], tol);
             ok = 0;
@@ -87,9 +118,9 @@ static int check_case(int which, int ta, int tb, size_t M, size_t N, size_t K, f
     }
     if (!ok)
         fprintf(stderr, "  case: %s ta=%d tb=%d M=%zu N=%zu K=%zu alpha=%g beta=%g pad=%zu off=%zu nan=%d\n",
-                which == FAST_SERIAL ? "serial" : "threaded", ta, tb, M, N, K, alpha, beta, pad,
+                g_bf16 ? "bf16" : which == FAST_SERIAL ? "serial" : "threaded", ta, tb, M, N, K, alpha, beta, pad,
                 off, nan_c);
-    free(A), free(B), free(C), free(R), free(absA), free(absB), free(mag);
+    free(A), free(B), free(C), free(R), free(absA), free(absB), free(mag), free(refA), free(refB);
     return ok;
 }
 
@@ -181,8 +212,8 @@ static void test_beta0_ignores_nan(void) {
     // K = 0: C = beta * C, and with beta = 0, zeros even over NaN
     float c[6] = {NAN, NAN, NAN, NAN, NAN, NAN}, d[6] = {1, 2, 3, 4, 5, 6};
     float dummy = 1.0f;
-    gemm_serial(0, 0, 2, 3, 0, 1.0f, &dummy, 1, &dummy, 3, 0.0f, c, 3);
-    gemm(1, 1, 2, 3, 0, 1.0f, &dummy, 2, &dummy, 1, 0.5f, d, 3);
+    fast(FAST_SERIAL, 0, 0, 2, 3, 0, 1.0f, &dummy, 1, &dummy, 3, 0.0f, c, 3);
+    fast(FAST_THREADED, 1, 1, 2, 3, 0, 1.0f, &dummy, 2, &dummy, 1, 0.5f, d, 3);
     for (int i = 0; i < 6; i++) {
         CHECK(c[i] == 0.0f);
         CHECK(d[i] == 0.5f * (float)(i + 1));
@@ -196,7 +227,7 @@ static void test_nan_propagates(void) {
     float *C = calloc(M * N, sizeof(float));
     fill(A, M * K), fill(B, K * N);
     A[5 * K + 3] = NAN;  // row 5 of C must be all NaN, the rest finite
-    gemm_serial(0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
+    fast(FAST_SERIAL, 0, 0, M, N, K, 1.0f, A, K, B, N, 0.0f, C, N);
     for (size_t i = 0; i < M; i++)
         for (size_t j = 0; j < N; j++) CHECK(i == 5 ? isnan(C[i * N + j]) : isfinite(C[i * N + j]));
     free(A), free(B), free(C);
@@ -221,31 +252,31 @@ static void test_subproduct_bit_identical(void) {
             float *S = malloc(M * ldc * sizeof(float));
             fill(A, (ta ? K : M) * lda), fill(B, (tb ? N : K) * ldb), fill(C0, M * ldc);
             memcpy(C, C0, M * ldc * sizeof(float));
-            gemm_serial(ta, tb, M, N, K, 0.75f, A, lda, B, ldb, beta, C, ldc);
+            fast(FAST_SERIAL, ta, tb, M, N, K, 0.75f, A, lda, B, ldb, beta, C, ldc);
             // op(A) rows i0.. start at A + i0*lda (A) or A + i0 (A^T); op(B) columns alike
 #define AROW(i) (ta ? A + (i) : A + (i) * lda)
 #define BCOL(j) (tb ? B + (j) * ldb : B + (j))
             int same_rows = 1, same_cols = 1, same_elems = 1, same_block = 1;
             for (size_t i = 0; i < M; i += 5) {
                 memcpy(S, C0, M * ldc * sizeof(float));
-                gemm_serial(ta, tb, 1, N, K, 0.75f, AROW(i), lda, B, ldb, beta, S + i * ldc, ldc);
+                fast(FAST_SERIAL, ta, tb, 1, N, K, 0.75f, AROW(i), lda, B, ldb, beta, S + i * ldc, ldc);
                 same_rows &= memcmp(S + i * ldc, C + i * ldc, N * sizeof(float)) == 0;
             }
             for (size_t j = 0; j < N; j += 7) {
                 memcpy(S, C0, M * ldc * sizeof(float));
-                gemm(ta, tb, M, 1, K, 0.75f, A, lda, BCOL(j), ldb, beta, S + j, ldc);
+                fast(FAST_THREADED, ta, tb, M, 1, K, 0.75f, A, lda, BCOL(j), ldb, beta, S + j, ldc);
                 for (size_t i = 0; i < M; i++) same_cols &= S[i * ldc + j] == C[i * ldc + j];
             }
             for (size_t e = 0; e < 6; e++) {
                 size_t i = (e * 13) % M, j = (e * 29) % N;
                 memcpy(S, C0, M * ldc * sizeof(float));
-                gemm_serial(ta, tb, 1, 1, K, 0.75f, AROW(i), lda, BCOL(j), ldb, beta,
-                            S + i * ldc + j, ldc);
+                fast(FAST_SERIAL, ta, tb, 1, 1, K, 0.75f, AROW(i), lda, BCOL(j), ldb, beta,
+                     S + i * ldc + j, ldc);
                 same_elems &= S[i * ldc + j] == C[i * ldc + j];
             }
             memcpy(S, C0, M * ldc * sizeof(float));
-            gemm_serial(ta, tb, 11, 19, K, 0.75f, AROW(3), lda, BCOL(5), ldb, beta,
-                        S + 3 * ldc + 5, ldc);
+            fast(FAST_SERIAL, ta, tb, 11, 19, K, 0.75f, AROW(3), lda, BCOL(5), ldb, beta,
+                 S + 3 * ldc + 5, ldc);
             for (size_t i = 3; i < 14; i++)
                 same_block &= memcmp(S + i * ldc + 5, C + i * ldc + 5, 19 * sizeof(float)) == 0;
 #undef AROW
@@ -278,10 +309,10 @@ static void test_threads_bit_identical(void) {
                 C[v] = malloc(M * N * sizeof(float));
                 memcpy(C[v], C0, M * N * sizeof(float));
             }
-            gemm_serial(ta, tb, M, N, K, 0.75f, A, lda, B, ldb, 0.5f, C[0], N);
+            fast(FAST_SERIAL, ta, tb, M, N, K, 0.75f, A, lda, B, ldb, 0.5f, C[0], N);
             for (int th = 1; th <= 3; th++) {
                 pool_init(th);
-                gemm(ta, tb, M, N, K, 0.75f, A, lda, B, ldb, 0.5f, C[th], N);
+                fast(FAST_THREADED, ta, tb, M, N, K, 0.75f, A, lda, B, ldb, 0.5f, C[th], N);
             }
             pool_init(1);
             for (int v = 1; v < 4; v++) CHECK(memcmp(C[0], C[v], M * N * sizeof(float)) == 0);
@@ -295,6 +326,26 @@ static void test_threads_bit_identical(void) {
     pool_init(1);
 }
 
+// The suites once more on gemm_bf16, where the CPU has AVX-512 BF16.
+#define BF16_SUITE(name)                                                                     \
+    static void bf16_##name(void) {                                                          \
+        if (bf16_cpu_missing()) {                                                            \
+            SKIP("avx512_bf16", "%s", bf16_cpu_missing());                                   \
+            return;                                                                          \
+        }                                                                                    \
+        g_bf16 = 1;                                                                          \
+        name();                                                                              \
+        g_bf16 = 0;                                                                          \
+    }
+BF16_SUITE(test_odd_shapes)
+BF16_SUITE(test_block_boundaries)
+BF16_SUITE(test_unaligned_ld)
+BF16_SUITE(test_alpha_beta)
+BF16_SUITE(test_beta0_ignores_nan)
+BF16_SUITE(test_nan_propagates)
+BF16_SUITE(test_subproduct_bit_identical)
+BF16_SUITE(test_threads_bit_identical)
+
 int main(void) {
     TEST(test_ref_by_hand);
     TEST(test_odd_shapes);
@@ -305,6 +356,14 @@ int main(void) {
     TEST(test_nan_propagates);
     TEST(test_subproduct_bit_identical);
     TEST(test_threads_bit_identical);
+    TEST(bf16_test_odd_shapes);
+    TEST(bf16_test_block_boundaries);
+    TEST(bf16_test_unaligned_ld);
+    TEST(bf16_test_alpha_beta);
+    TEST(bf16_test_beta0_ignores_nan);
+    TEST(bf16_test_nan_propagates);
+    TEST(bf16_test_subproduct_bit_identical);
+    TEST(bf16_test_threads_bit_identical);
     pool_shutdown();
     return test_summary();
 }

@@ -1,6 +1,8 @@
 // test_matmul.c — matmul_forward/backward (out = inp @ w^T) against a double
 // reference, central-difference gradients of inp and w on odd shapes, NULL
-// gradients, and bit-identical results for 1, 2 and 3 threads.
+// gradients, and bit-identical results for 1, 2 and 3 threads; the bf16
+// precision rounds the operands of all three products.
+#include "kernels/bf16.h"
 #include "kernels/nn.h"
 #include "nn_check.h"
 
@@ -120,9 +122,43 @@ static void test_matmul_thread_count_invariant(void) {
     free(k.x), free(k.w), free(k.dout);
 }
 
+// bf16: every one of the three products rounds its operands. Values 1 + 2^-9
+// round to 1 in bf16 (half a bf16 ulp at 1 is 2^-8), so with inp, w and dout
+// all 1 + 2^-9 each product sums C (or OC, or N) exact ones — while fp32
+// would give (1 + 2^-9)^2 per term. A role left in fp32 misses by ~2^-8
+// relative; sums of ones below 2^24 are exact, so equality is the check.
+static void test_matmul_bf16_rounds_every_role(void) {
+    if (bf16_cpu_missing()) {
+        SKIP("avx512_bf16", "%s", bf16_cpu_missing());
+        return;
+    }
+    const size_t N = 37, C = 45, OC = 53;
+    const float v = 1.0f + 0x1p-9f;
+    float *inp = malloc(N * C * sizeof(float)), *w = malloc(OC * C * sizeof(float));
+    float *out = malloc(N * OC * sizeof(float)), *dout = malloc(N * OC * sizeof(float));
+    float *dinp = calloc(N * C, sizeof(float)), *dw = calloc(OC * C, sizeof(float));
+    for (size_t i = 0; i < N * C; i++) inp[i] = v;
+    for (size_t i = 0; i < OC * C; i++) w[i] = v;
+    for (size_t i = 0; i < N * OC; i++) dout[i] = v;
+    matmul_forward_prec(out, inp, w, N, C, OC, PRECISION_BF16);
+    matmul_backward_prec(dinp, dw, dout, inp, w, N, C, OC, PRECISION_BF16);
+    int fwd = 1, din = 1, dwt = 1;
+    for (size_t i = 0; i < N * OC; i++) fwd &= out[i] == (float)C;
+    for (size_t i = 0; i < N * C; i++) din &= dinp[i] == (float)OC;
+    for (size_t i = 0; i < OC * C; i++) dwt &= dw[i] == (float)N;
+    CHECK(fwd);
+    CHECK(din);
+    CHECK(dwt);
+    // and fp32 does not round: the same call at fp32 gives more than C
+    matmul_forward_prec(out, inp, w, N, C, OC, PRECISION_FP32);
+    CHECK(out[0] > (float)C);
+    free(inp), free(w), free(out), free(dout), free(dinp), free(dw);
+}
+
 int main(void) {
     TEST(test_matmul_odd_shapes);
     TEST(test_matmul_thread_count_invariant);
+    TEST(test_matmul_bf16_rounds_every_role);
     pool_shutdown();
     return test_summary();
 }

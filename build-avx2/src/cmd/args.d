@@ -1,0 +1,3 @@
+build-avx2/src/cmd/args.o: src/cmd/args.c src/cmd/args.h src/util/err.h
+src/cmd/args.h:
+src/util/err.h:

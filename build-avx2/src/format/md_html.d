@@ -1,0 +1,3 @@
+build-avx2/src/format/md_html.o: src/format/md_html.c \
+ src/format/md_html.h
+src/format/md_html.h:

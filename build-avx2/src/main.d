@@ -1,0 +1,5 @@
+build-avx2/src/main.o: src/main.c src/cmd/commands.h src/util/err.h \
+ src/util/pool.h
+src/cmd/commands.h:
+src/util/err.h:
+src/util/pool.h:

@@ -1,0 +1,2 @@
+build-portable/src/format/json.o: src/format/json.c src/format/json.h
+src/format/json.h:

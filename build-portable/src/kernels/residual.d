@@ -1,0 +1,5 @@
+build-portable/src/kernels/residual.o: src/kernels/residual.c \
+ src/kernels/nn.h src/kernels/bf16.h src/util/pool.h
+src/kernels/nn.h:
+src/kernels/bf16.h:
+src/util/pool.h:
