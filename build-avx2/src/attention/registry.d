@@ -1,4 +1,0 @@
-build-avx2/src/attention/registry.o: src/attention/registry.c \
- src/attention/attention.h src/attention/options.h
-src/attention/attention.h:
-src/attention/options.h:

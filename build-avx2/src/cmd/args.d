@@ -1,3 +1,0 @@
-build-avx2/src/cmd/args.o: src/cmd/args.c src/cmd/args.h src/util/err.h
-src/cmd/args.h:
-src/util/err.h:

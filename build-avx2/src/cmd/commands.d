@@ -1,2 +1,0 @@
-build-avx2/src/cmd/commands.o: src/cmd/commands.c src/cmd/commands.h
-src/cmd/commands.h:

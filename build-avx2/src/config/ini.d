@@ -1,2 +1,0 @@
-build-avx2/src/config/ini.o: src/config/ini.c src/config/ini.h
-src/config/ini.h:

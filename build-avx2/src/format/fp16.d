@@ -1,2 +1,0 @@
-build-avx2/src/format/fp16.o: src/format/fp16.c src/format/fp16.h
-src/format/fp16.h:

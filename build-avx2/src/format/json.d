@@ -1,2 +1,0 @@
-build-avx2/src/format/json.o: src/format/json.c src/format/json.h
-src/format/json.h:

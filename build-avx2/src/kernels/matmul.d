@@ -1,5 +1,0 @@
-build-avx2/src/kernels/matmul.o: src/kernels/matmul.c src/kernels/bf16.h \
- src/kernels/gemm.h src/kernels/nn.h
-src/kernels/bf16.h:
-src/kernels/gemm.h:
-src/kernels/nn.h:

@@ -1,4 +1,0 @@
-build-avx2/src/train/interrupt.o: src/train/interrupt.c \
- src/train/interrupt.h src/util/atomic_file.h
-src/train/interrupt.h:
-src/util/atomic_file.h:

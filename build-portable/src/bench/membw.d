@@ -1,2 +1,0 @@
-build-portable/src/bench/membw.o: src/bench/membw.c src/bench/membw.h
-src/bench/membw.h:

@@ -1,4 +1,0 @@
-build-portable/src/bench/peak.o: src/bench/peak.c src/bench/peak.h \
- src/util/pool.h
-src/bench/peak.h:
-src/util/pool.h:

@@ -1,2 +1,0 @@
-build-portable/src/format/json.o: src/format/json.c src/format/json.h
-src/format/json.h:

@@ -1,2 +1,0 @@
-build-portable/src/util/pause.o: src/util/pause.c src/util/pause.h
-src/util/pause.h:
