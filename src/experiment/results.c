@@ -416,5 +416,3 @@ void ablation_free(Ablation *a) {
     free(a->seeds);
     memset(a, 0, sizeof *a);
 }
-
-int ablation_higher_is_better(const Ablation *a) { return a->recall; }

@@ -84,7 +84,3 @@ int ablation_load(Ablation *a, const char *dir);
 // no such group in the main comparison.
 int ablation_load_baseline(Ablation *a, const char *dir, const char *baseline);
 void ablation_free(Ablation *a);
-
-// The final value a verdict is about: whole-split val loss for text, val
-// accuracy for recall (higher is better there).
-int ablation_higher_is_better(const Ablation *a);

@@ -43,8 +43,6 @@ void errlist_add(ErrList *l, const char *fmt, ...) {
     va_end(ap);
 }
 
-void errlist_add_current(ErrList *l) { errlist_add(l, "%s", g_msg); }
-
 int errlist_report(const ErrList *l, int code) {
     if (l->n == 0) return 0;
     if (l->n == 1 && !l->dropped) return err_set(code, "%s", l->msg[0]);

@@ -24,8 +24,6 @@ typedef struct {
     char msg[ERR_LIST_MAX][768];
 } ErrList;
 void errlist_add(ErrList *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-// Adds the current err_msg() (a failure reported the usual way).
-void errlist_add_current(ErrList *l);
 // 0 if the list is empty; else err_set(code, ...) with the one message, or
 // "N errors:" and one indented line per error, and returns code.
 int errlist_report(const ErrList *l, int code);
