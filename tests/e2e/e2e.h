@@ -234,6 +234,19 @@ static inline char *read_all(const char *path, size_t *n) {
     return b;
 }
 
+// The value of column `col` (0-based) of the CSV line starting at `line`, as a
+// number (NAN if empty or absent).
+static inline double csv_field(const char *line, int col) {
+    const char *p = line;
+    for (int c = 0; c < col; c++) {
+        p = strpbrk(p, ",\n");
+        if (!p || *p == '\n') return NAN;
+        p++;
+    }
+    if (*p == ',' || *p == '\n' || !*p) return NAN;
+    return strtod(p, NULL);
+}
+
 // metrics.csv with the two wall-clock columns (tokens_per_s, elapsed_s)
 // blanked: everything else must be bit-identical between equivalent runs.
 static inline char *metrics_without_timing(const char *path) {
