@@ -71,40 +71,17 @@ static void test_run_records_the_effective_values(void) {
     free(text);
 }
 
-// Removes the line starting with "key_norm" from NUL-terminated text, in place.
-static void drop_key_norm(char *text) {
-    char *line = strstr(text, "\nkey_norm");
-    CHECK(line != NULL);
-    if (!line) return;
-    char *end = strchr(line + 1, '\n');
-    memmove(line, end, strlen(end) + 1);
-}
-
 // Rewrites dir/checkpoint.bin with its configuration as a checkpoint written
 // before key_norm existed: the same sections, the key_norm line gone.
 static void make_old_style_checkpoint(const char *dir) {
     char path[700];
     snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
-    BinFile f;
-    CHECK(binfile_read(path, &f) == 0);
-    BinSection sec[8];
-    char *cfg = NULL;
-    CHECK(f.n <= 8);
-    for (size_t i = 0; i < f.n && i < 8; i++) {
-        sec[i] = (BinSection){f.sec[i].name, (char *)f.buf + f.sec[i].off, f.sec[i].bytes};
-        if (strcmp(f.sec[i].name, "config") == 0) {
-            cfg = calloc(1, f.sec[i].bytes + 1);
-            memcpy(cfg, sec[i].data, f.sec[i].bytes);
-            CHECK(strstr(cfg, "key_norm") && strstr(cfg, "feature_map      = elu1"));
-            drop_key_norm(cfg);
-            CHECK(!strstr(cfg, "key_norm"));
-            sec[i].data = cfg;
-            sec[i].bytes = strlen(cfg);
-        }
-    }
-    CHECK(cfg != NULL);
-    CHECK(binfile_write_atomic(path, f.version, sec, f.n) == 0);
-    binfile_free(&f);
+    char *cfg = checkpoint_config_text(path);
+    CHECK(cfg && strstr(cfg, "key_norm") && strstr(cfg, "feature_map      = elu1"));
+    free(cfg);
+    CHECK(checkpoint_drop_config_key(path, "key_norm") == 0);
+    cfg = checkpoint_config_text(path);
+    CHECK(cfg && !strstr(cfg, "key_norm"));
     free(cfg);
 }
 
