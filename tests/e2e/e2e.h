@@ -214,6 +214,18 @@ static inline int run_lmtrain(char *const argv[]) {
     return rc;
 }
 
+// Writes the config text `ini` to DIR.ini and runs `lmtrain --config DIR.ini
+// --out DIR EXTRA...`, `extra` NULL-terminated (at most 8) or NULL: the set-up
+// of a test run. lmtrain's exit status; its output is in e2e_out.
+static inline int train_from_text(const char *dir, const char *ini, char *const *extra) {
+    char cfg[600];
+    snprintf(cfg, sizeof cfg, "%s.ini", dir);
+    write_text(cfg, ini);
+    char *argv[13] = {"--config", cfg, "--out", (char *)dir};
+    for (int i = 0; extra && extra[i] && i < 8; i++) argv[4 + i] = extra[i];
+    return run_lmtrain(argv);
+}
+
 static inline int file_exists(const char *p) {
     struct stat st;
     return stat(p, &st) == 0;
