@@ -150,7 +150,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
         {"--sizes", ARG_STRING, &sizes, "LIST", .help = "model sizes of the train and profile parts, comma-separated"},
         {"--seq", ARG_STRING, &seq, "LIST", .help = "sequence lengths of the length part, comma-separated"},
         {"--precision", ARG_STRING, &precision, "LIST",
-         .help = "the train part's matmul precisions, comma-separated: fp32, bf16 (both: side by side, and their ratio)"},
+         .help = "matmul precisions of the train and profile parts, comma-separated: fp32, bf16 (both: side by side, "
+                 "and their ratio)"},
         {"--out", ARG_STRING, &o->out, "DIR", .help = "the results folder"},
         {"--set", ARG_REPEAT, &set_list, "section.key=value",
          .help = "a config key for every model (e.g. model.heads=1, attention.key_norm=l2)"},
