@@ -172,7 +172,7 @@ test-html: $(BIN)
 clean:
 	rm -rf build build-san build-avx2 build-portable lmtrain
 
--include $(OBJS:.o=.d) $(TEST_LIB_OBJS:.o=.d) $(BUILD)/src/main.d
+-include $(OBJS:.o=.d) $(TEST_LIB_OBJS:.o=.d) $(BUILD)/src/main.d $(TEST_BINS:=.d)
 
 # ---- hardening: fuzzing and valgrind (tests/fuzz/README.md) -----------------
 #   make fuzz           build both libFuzzer harnesses and run each for FUZZ_SECONDS

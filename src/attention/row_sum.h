@@ -11,32 +11,62 @@
 // registers instead. The arithmetic per output is the
 // same chain as the obvious loop's: y[j] + p[0] R[0][j] + p[1] R[1][j] + ...,
 // one product and one add per row (no fused multiply-add: ISO C mode).
+//
+// Each chain is a run of dependent adds, so one group alone waits on the add's
+// latency every row. Up to ROW_SUM_GROUPS groups (and, for softmax, the sum of
+// p itself) go through the rows together, one pass, their chains side by side.
 #pragma once
 #include <stddef.h>
 #include <string.h>
 
 #define ROW_SUM_LANES 16
+#define ROW_SUM_GROUPS 4  // vectors of columns summed in one pass over the rows
 typedef float RowSumVec __attribute__((vector_size(ROW_SUM_LANES * sizeof(float))));
+
+// NG whole groups of columns from y, R on (a constant in each use, so the sums
+// stay in registers); with `sum`, also *sum += p[i] in the same pass
+static inline __attribute__((always_inline)) void row_sum_groups(float *restrict y, const float *restrict R,
+                                                                 size_t ld, const float *restrict p, size_t n,
+                                                                 size_t NG, float *restrict sum) {
+    RowSumVec acc[ROW_SUM_GROUPS], r;
+    for (size_t g = 0; g < NG; g++) memcpy(&acc[g], y + g * ROW_SUM_LANES, sizeof acc[g]);
+    float s = sum ? *sum : 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        if (sum) s += p[i];
+        for (size_t g = 0; g < NG; g++) {
+            memcpy(&r, R + i * ld + g * ROW_SUM_LANES, sizeof r);
+            acc[g] += p[i] * r;
+        }
+    }
+    for (size_t g = 0; g < NG; g++) memcpy(y + g * ROW_SUM_LANES, &acc[g], sizeof acc[g]);
+    if (sum) *sum = s;
+}
+
+// y[0 .. cols) += sum over i < n, ascending, of p[i] R[i * ld + j]; with sum
+// non-NULL, also *sum += p[0] + p[1] + ... + p[n-1], in that order
+static inline void row_sum_add_and_sum(float *restrict y, const float *restrict R, size_t ld,
+                                       const float *restrict p, size_t n, size_t cols, float *restrict sum) {
+    size_t j0 = 0;
+    for (; cols - j0 >= ROW_SUM_GROUPS * ROW_SUM_LANES; j0 += ROW_SUM_GROUPS * ROW_SUM_LANES, sum = NULL)
+        row_sum_groups(y + j0, R + j0, ld, p, n, ROW_SUM_GROUPS, sum);
+    switch ((cols - j0) / ROW_SUM_LANES) {
+    case 3: row_sum_groups(y + j0, R + j0, ld, p, n, 3, sum); break;
+    case 2: row_sum_groups(y + j0, R + j0, ld, p, n, 2, sum); break;
+    case 1: row_sum_groups(y + j0, R + j0, ld, p, n, 1, sum); break;
+    default: row_sum_groups(y + j0, R + j0, ld, p, n, 0, sum); break;  // the sum alone, if asked
+    }
+    j0 += (cols - j0) / ROW_SUM_LANES * ROW_SUM_LANES;
+    size_t w = cols - j0;  // < ROW_SUM_LANES columns left
+    if (w == 0) return;
+    float acc[ROW_SUM_LANES];
+    memcpy(acc, y + j0, w * sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < w; j++) acc[j] += p[i] * R[i * ld + j0 + j];
+    memcpy(y + j0, acc, w * sizeof(float));
+}
 
 // y[0 .. cols) += sum over i < n, ascending, of p[i] R[i * ld + j]
 static inline void row_sum_add(float *restrict y, const float *restrict R, size_t ld,
                                const float *restrict p, size_t n, size_t cols) {
-    for (size_t j0 = 0; j0 < cols; j0 += ROW_SUM_LANES) {
-        size_t w = cols - j0 < ROW_SUM_LANES ? cols - j0 : ROW_SUM_LANES;
-        if (w == ROW_SUM_LANES) {
-            RowSumVec acc, r;
-            memcpy(&acc, y + j0, sizeof acc);
-            for (size_t i = 0; i < n; i++) {
-                memcpy(&r, R + i * ld + j0, sizeof r);
-                acc += p[i] * r;
-            }
-            memcpy(y + j0, &acc, sizeof acc);
-            continue;
-        }
-        float acc[ROW_SUM_LANES];
-        memcpy(acc, y + j0, w * sizeof(float));
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < w; j++) acc[j] += p[i] * R[i * ld + j0 + j];
-        memcpy(y + j0, acc, w * sizeof(float));
-    }
+    row_sum_add_and_sum(y, R, ld, p, n, cols, NULL);
 }

@@ -24,12 +24,12 @@
 // its own scratch, with fixed loop orders inside: results are bit-identical for
 // any thread count.
 //
-// Generation: a ring-buffer KV cache of `window` entries per head.
+// Generation: a ring-buffer KV cache of `window` entries per head (softmax_cache.c).
 #include <math.h>
 #include <string.h>
 
 #include "attention.h"
-#include "attention/row_sum.h"
+#include "attention/softmax_cache.h"
 #include "attention/value_weights.h"
 #include "kernels/gemm.h"
 #include "kernels/vexp.h"
@@ -239,111 +239,13 @@ static void sm_backward(const AttnConfig *c, size_t B, size_t T, float *dq, floa
 }
 
 // ---------------------------------------------------------------------------
-// Generation: KV cache. state = per head [K (window, dh) | V (window, dh)].
-// Token number pos goes to slot pos % window; once full, it overwrites the
-// oldest entry. The current token is inserted first, then attended to.
+// Generation: the KV cache (softmax_cache.c).
 
-static size_t sm_state_floats(const AttnConfig *c, size_t window) {
-    return 2 * (size_t)c->heads * window * (size_t)c->dh;
-}
-
-static void sm_state_reset(const AttnConfig *c, float *state, size_t window) {
-    memset(state, 0, sm_state_floats(c, window) * sizeof(float));
-}
-
-#define SM_STEP_BLOCK 256
-
-// i mod window for i < 2 window (an oldest slot plus an age): a compare, not
-// a division, which cost as much as the dot product it indexes
-static inline size_t ring(size_t i, size_t window) { return i < window ? i : i - window; }
-
-#define SM_STEP_KEYS 8  // cached keys scored side by side
-
-// p[i] = scale * (q . K[ring(first + i)]) for i < n, each dot product summed
-// over d in ascending order from zero. One product's sum is a chain of
-// dependent adds; SM_STEP_KEYS of them interleaved keep the adders busy
-// (each still the same chain, so the same value).
-static void sm_scores(float *p, const float *K, const float *q, size_t first, size_t n, size_t window,
-                      size_t dh, float scale) {
-    size_t i = 0;
-    for (; i + SM_STEP_KEYS <= n; i += SM_STEP_KEYS) {
-        const float *kr[SM_STEP_KEYS];
-        float sc[SM_STEP_KEYS] = {0};
-        for (size_t t = 0; t < SM_STEP_KEYS; t++) kr[t] = K + ring(first + i + t, window) * dh;
-        for (size_t d = 0; d < dh; d++)
-            for (size_t t = 0; t < SM_STEP_KEYS; t++) sc[t] += q[d] * kr[t][d];
-        for (size_t t = 0; t < SM_STEP_KEYS; t++) p[i + t] = sc[t] * scale;
-    }
-    for (; i < n; i++) {
-        const float *kj = K + ring(first + i, window) * dh;
-        float sc = 0.0f;
-        for (size_t d = 0; d < dh; d++) sc += q[d] * kj[d];
-        p[i] = sc * scale;
-    }
-}
-
-
-// window >= 1
 static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                     const float *q, const float *k, const float *v, const float *aux,
                     const float *theta) {
     (void)aux, (void)theta;
-    const size_t H = (size_t)c->heads, dh = (size_t)c->dh;
-    const float scale = 1.0f / sqrtf((float)dh);
-    size_t slot = pos % window;
-    size_t n = pos + 1 < window ? pos + 1 : window;    // valid entries
-    size_t first = pos + 1 < window ? 0 : (slot + 1) % window;  // the oldest one
-    float p[SM_STEP_BLOCK];  // scores, then probabilities, of one block of cached keys
-    for (size_t h = 0; h < H; h++) {
-        float *K = state + h * 2 * window * dh;  // (window, dh)
-        float *V = K + window * dh;              // (window, dh)
-        memcpy(K + slot * dh, k + h * dh, dh * sizeof(float));
-        memcpy(V + slot * dh, v + h * dh, dh * sizeof(float));
-        const float *qh = q + h * dh;
-        float *yh = y + h * dh;
-        // Online softmax in chronological order, a block of scores at a time:
-        // the dot products, the block's max, then one vectorisable exp pass
-        // (vexpf) and the weighted sum of values. The running max changes at
-        // most once per block, so rescaling y is rare too.
-        float m = -INFINITY, l = 0.0f;
-        memset(yh, 0, dh * sizeof(float));
-        for (size_t t0 = 0; t0 < n; t0 += SM_STEP_BLOCK) {
-            size_t nb = n - t0 < SM_STEP_BLOCK ? n - t0 : SM_STEP_BLOCK;
-            float bm = -INFINITY;
-            sm_scores(p, K, qh, first + t0, nb, window, dh, scale);
-            for (size_t i = 0; i < nb; i++)
-                if (p[i] > bm) bm = p[i];
-            if (bm > m) {
-                float a = m == -INFINITY ? 0.0f : vexpf(m - bm);
-                l *= a;
-                for (size_t d = 0; d < dh; d++) yh[d] *= a;
-                m = bm;
-            }
-            for (size_t i = 0; i < nb; i++) p[i] = vexpf(p[i] - m);
-            for (size_t i = 0; i < nb; i++) l += p[i];
-            // the block's values: cache slots s .. up to the end of the ring, then from slot 0
-            size_t s = ring(first + t0, window), n1 = nb < window - s ? nb : window - s;
-            row_sum_add(yh, V + s * dh, dh, p, n1, dh);
-            row_sum_add(yh, V, dh, p + n1, nb - n1, dh);
-        }
-        float inv = 1.0f / l;
-        for (size_t d = 0; d < dh; d++) yh[d] *= inv;
-    }
-}
-
-// After `have` tokens (1 <= have <= window) slots 0 .. have-1 hold them; after
-// `pos` the first min(pos, window) slots are in use. Those are filled with
-// copies of the `have` real entries, round the ring: a step reads as many
-// entries as it would at pos, and its cost does not depend on their values.
-static void sm_state_extend(const AttnConfig *c, float *state, size_t window, size_t have, size_t pos) {
-    const size_t H = (size_t)c->heads, dh = (size_t)c->dh, n = pos < window ? pos : window;
-    for (size_t h = 0; h < H; h++) {
-        float *K = state + h * 2 * window * dh, *V = K + window * dh;
-        for (size_t slot = have; slot < n; slot++) {
-            memcpy(K + slot * dh, K + (slot % have) * dh, dh * sizeof(float));
-            memcpy(V + slot * dh, V + (slot % have) * dh, dh * sizeof(float));
-        }
-    }
+    sm_cache_step(c, state, window, pos, y, q, k, v);
 }
 
 static size_t sm_memory_bytes(const AttnConfig *c, size_t len) {
@@ -388,10 +290,10 @@ const AttnKind attn_softmax = {
     .forward = sm_forward,
     .backward = sm_backward,
     .last_state_norm = NULL,
-    .state_floats = sm_state_floats,
-    .state_reset = sm_state_reset,
+    .state_floats = sm_cache_floats,
+    .state_reset = sm_cache_reset,
     .step = sm_step,
-    .state_extend = sm_state_extend,
+    .state_extend = sm_cache_extend,
     .memory_bytes = sm_memory_bytes,
     .value_weights = softmax_value_weights,
     .weights_formula = "W[i, j] = softmax_j(q_i·k_j/√dh)",

@@ -138,7 +138,28 @@ static int set_value(const ArgSpec *s, const ArgOpt *o, const char *v) {
     return 0;
 }
 
+// A default the parser would refuse (SIZE_MAX standing for "the last layer")
+// is a sentinel: printed raw it reads as a number nobody can type. The table
+// must say what it means in .shown_default; checked on every parse, so any
+// test that runs the command finds a table that forgot.
+static int check_table(const ArgSpec *s) {
+    for (size_t i = 0; i < s->n_opts; i++) {
+        const ArgOpt *o = &s->opts[i];
+        if (o->shown_default || o->required) continue;
+        double v;
+        if (o->type == ARG_SIZE) v = (double)*(const size_t *)o->dest;
+        else if (o->type == ARG_DOUBLE) v = *(const double *)o->dest;
+        else continue;
+        if (!(v >= o->lo && v <= o->hi))
+            return err_set(ERR_USAGE, "%s: %s: its default lies outside [%g, %g] and its table gives no "
+                           "shown_default", s->cmd, o->name, o->lo, o->hi);
+    }
+    return 0;
+}
+
 int args_parse(const ArgSpec *s, int argc, char **argv) {
+    int rc = check_table(s);
+    if (rc) return rc;
     if (wants_help(s, argc, argv)) {
         args_print_help(s, stdout);
         return ARGS_HELP;
@@ -168,7 +189,7 @@ int args_parse(const ArgSpec *s, int argc, char **argv) {
         if (eq) v = eq + 1;
         else if (i + 1 < argc) v = argv[++i];
         else return err_set(ERR_USAGE, "%s: %s needs a value (%s %s)", s->cmd, o->name, o->name, o->value);
-        int rc = set_value(s, o, v);
+        rc = set_value(s, o, v);
         if (rc) return rc;
     }
     for (size_t i = 0; i < s->n_opts; i++)

@@ -47,7 +47,9 @@ typedef struct {
     double lo, hi;       // ARG_SIZE and ARG_DOUBLE: the accepted range
     int required;        // the command cannot run without it
     const char *shown_default;  // shown instead of dest's value when that would
-                                // mislead (e.g. 0 standing for "all cores")
+                                // mislead (e.g. 0 standing for "all cores");
+                                // required when the default lies outside
+                                // [lo, hi] (a sentinel such as SIZE_MAX)
 } ArgOpt;
 
 typedef struct {
@@ -67,7 +69,8 @@ typedef struct {
 #define ARGS_HELP (-1)
 
 // 0 (every dest filled), ARGS_HELP (--help or -h was given: the help went to
-// stdout), or ERR_USAGE after err_set: an unknown option, a missing or bad
+// stdout), or ERR_USAGE after err_set: a table whose default is a sentinel
+// without .shown_default (see ArgOpt), an unknown option, a missing or bad
 // value, a value given to a flag, too many repeats, or a required option absent.
 int args_parse(const ArgSpec *s, int argc, char **argv);
 

@@ -785,7 +785,7 @@ static int parse(int argc, char **argv, InspectOpts *o) {
         {"--fp16-tokens", ARG_SIZE, &o->fp16_tokens, "N", .help = "validation tokens for the float16 loss study",
          .lo = 0, .hi = 1e9},
         {"--layer", ARG_SIZE, &o->layer, "L", .help = "the layer of the heatmaps and attention pictures (from 0)",
-         .lo = 0, .hi = 1 << 20},
+         .lo = 0, .hi = 1 << 20, .shown_default = "the last layer"},
         {"--head", ARG_SIZE, &o->head, "H", .help = "the head of the state heatmaps (from 0)", .lo = 0, .hi = 1 << 20},
         {"--seed", ARG_U64, &o->seed, "S", .help = "random seed of the drift study's sampler"},
     };

@@ -1051,10 +1051,6 @@ int config_write(const Config *c, FILE *f) {
     const char *section = NULL;
     for (int i = 0; i < N_FIELDS; i++) {
         const Field *fd = &FIELDS[i];
-        // The one exception: [train] precision is written only when it is not
-        // fp32, so an fp32 run's config.ini, checkpoint and export stay byte for
-        // byte what versions before the key wrote (an absent key reads as fp32).
-        if (fd->off == OFF(precision) && c->precision == PRECISION_FP32) continue;
         if (!section || strcmp(section, fd->section) != 0) {
             fprintf(f, "\n[%s]\n", fd->section);
             section = fd->section;

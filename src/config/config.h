@@ -3,8 +3,9 @@
 // A Config is filled in three layers: defaults, then the INI file, then each
 // `--set section.key=value` override, each layer validated as it is applied.
 // config_write() emits every key (defaults included) so a run folder always
-// records exactly what ran — but [train] precision only when it is bf16 (so
-// fp32 runs' files stay byte-identical to older versions'; absent = fp32).
+// records exactly what ran. Records older than a key lack it and read as what
+// those versions did: [train] precision as fp32 (its default), [attention]
+// key_norm as sum (config_defaults_record).
 #pragma once
 #include <stddef.h>
 #include <stdio.h>

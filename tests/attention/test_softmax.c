@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "attention/attention.h"
+#include "kernels/vexp.h"
 #include "test.h"
 #include "util/pool.h"
 #include "util/rng.h"
@@ -564,13 +565,92 @@ static void test_state_extend_is_repeated_steps(void) {
     free(q), free(k), free(v), free(y1), free(y2), free(a), free(b);
 }
 
+// The step's fp32 arithmetic, written the obvious way over a row-major cache
+// (what step() computed before its keys moved into panels): per head, online
+// softmax over the valid entries oldest first, in blocks of 256; each score
+// `sc += q[d] * k[d]` from zero then times 1/sqrt(dh); the block's max; the
+// rescale when it grows; p = vexpf(score - max); l += p; y += p v row by row;
+// y / l at the end. step() must give these bits exactly (sample output is in
+// the numerics that may not change).
+#define OBVIOUS_BLOCK 256
+static void obvious_step(float *Kc, float *Vc, size_t window, size_t pos, float *y, const float *q,
+                         const float *k, const float *v, size_t H, size_t dh) {
+    const float scale = 1.0f / sqrtf((float)dh);
+    size_t slot = pos % window, n = pos + 1 < window ? pos + 1 : window;
+    size_t first = pos + 1 < window ? 0 : (slot + 1) % window;
+    float p[OBVIOUS_BLOCK];
+    for (size_t h = 0; h < H; h++) {
+        float *K = Kc + h * window * dh, *V = Vc + h * window * dh, *yh = y + h * dh;
+        memcpy(K + slot * dh, k + h * dh, dh * 4);
+        memcpy(V + slot * dh, v + h * dh, dh * 4);
+        float m = -INFINITY, l = 0.0f;
+        for (size_t d = 0; d < dh; d++) yh[d] = 0.0f;
+        for (size_t t0 = 0; t0 < n; t0 += OBVIOUS_BLOCK) {
+            size_t nb = n - t0 < OBVIOUS_BLOCK ? n - t0 : OBVIOUS_BLOCK;
+            float bm = -INFINITY;
+            for (size_t i = 0; i < nb; i++) {
+                const float *kj = K + (first + t0 + i) % window * dh;
+                float sc = 0.0f;
+                for (size_t d = 0; d < dh; d++) sc += q[h * dh + d] * kj[d];
+                p[i] = sc * scale;
+                if (p[i] > bm) bm = p[i];
+            }
+            if (bm > m) {
+                float a = m == -INFINITY ? 0.0f : vexpf(m - bm);
+                l *= a;
+                for (size_t d = 0; d < dh; d++) yh[d] *= a;
+                m = bm;
+            }
+            for (size_t i = 0; i < nb; i++) {
+                p[i] = vexpf(p[i] - m);
+                l += p[i];
+                const float *vj = V + (first + t0 + i) % window * dh;
+                for (size_t d = 0; d < dh; d++) yh[d] += p[i] * vj[d];
+            }
+        }
+        for (size_t d = 0; d < dh; d++) yh[d] *= 1.0f / l;
+    }
+}
+
+// Bit for bit against obvious_step: head sizes that fill the 16-lane panels
+// and vectors exactly, leave a tail, or are smaller than one; windows below,
+// at and past the 256-key block and not multiples of 16, so the ring wraps
+// inside a panel and a block; 700 tokens, every step compared.
+static void test_step_bit_identical_to_obvious_loops(void) {
+    size_t dims[] = {32, 8, 20, 64, 3}, windows[] = {700, 300, 257, 37, 16, 1};
+    size_t H = 2, T = 700;
+    for (size_t a = 0; a < sizeof dims / sizeof dims[0]; a++)
+        for (size_t b = 0; b < sizeof windows / sizeof windows[0]; b++) {
+            size_t dh = dims[a], window = windows[b];
+            AttnConfig c = cfg_of((int)H, (int)dh);
+            Rng r;
+            rng_seed(&r, 1000 + 10 * a + b);
+            float *st = fbuf(K_->state_floats(&c, window));
+            float *Kc = fbuf(H * window * dh), *Vc = fbuf(H * window * dh);
+            float *q = fbuf(H * dh), *k = fbuf(H * dh), *v = fbuf(H * dh), *y1 = fbuf(H * dh), *y2 = fbuf(H * dh);
+            K_->state_reset(&c, st, window);
+            int same = 1;
+            for (size_t t = 0; t < T; t++) {
+                fill_normal(q, H * dh, 2.0f, &r), fill_normal(k, H * dh, 1.0f, &r), fill_normal(v, H * dh, 1.0f, &r);
+                K_->step(&c, st, window, t, y1, q, k, v, NULL, NULL);
+                obvious_step(Kc, Vc, window, t, y2, q, k, v, H, dh);
+                same &= memcmp(y1, y2, H * dh * sizeof(float)) == 0;
+            }
+            if (!same) fprintf(stderr, "  dh %zu window %zu: step differs from the obvious loops\n", dh, window);
+            CHECK(same);
+            free(st), free(Kc), free(Vc), free(q), free(k), free(v), free(y1), free(y2);
+        }
+}
+
 // ---- sizes and the table ------------------------------------------------------
 
 static void test_sizes_and_table(void) {
     AttnConfig c = cfg_of(4, 32);
     CHECK(strcmp(K_->name, "softmax") == 0);
     CHECK(K_->uses_decay == 0 && K_->n_aux == 0 && K_->last_state_norm == NULL);
-    CHECK(K_->state_floats(&c, 10) == 2 * 4 * 10 * 32);
+    // per head: K in panels of 16 slots (10 rounded up to 16), V in 10 rows
+    CHECK(K_->state_floats(&c, 10) == 4 * (16 + 10) * 32);
+    CHECK(K_->state_floats(&c, 32) == 4 * (32 + 32) * 32);
     CHECK(K_->memory_bytes(&c, 100) == 2 * 4 * 100 * 32 * 4);
     CHECK(K_->memory_bytes(&c, 0) == 0);
     size_t n = K_->state_floats(&c, 10);
@@ -597,6 +677,7 @@ int main(void) {
     TEST(test_backward_adds);
     TEST(test_bit_identical_across_threads);
     TEST(test_step_matches_forward);
+    TEST(test_step_bit_identical_to_obvious_loops);
     TEST(test_step_window_drops_oldest);
     TEST(test_step_long_context_in_blocks);
     TEST(test_state_extend_is_repeated_steps);

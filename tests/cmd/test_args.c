@@ -133,6 +133,39 @@ static void test_help(void) {
     CHECK(parse(&a, ARGV("--run", "--help")) == 0 && !strcmp(a.run, "--help"));
 }
 
+// A sentinel default (outside the accepted range) is never printed raw: the
+// table must give .shown_default, and with it the help shows those words.
+static void test_sentinel_default(void) {
+    size_t layer = SIZE_MAX;
+    double lr = -1;
+    ArgOpt opts[] = {
+        {"--layer", ARG_SIZE, &layer, "L", .help = "layer", .lo = 0, .hi = 64},
+        {"--lr", ARG_DOUBLE, &lr, "X", .help = "lr", .lo = 0, .hi = 1, .shown_default = "the config's"},
+    };
+    const ArgSpec spec = {"demo", "", "A demo.", ARGS_TABLE(opts)};
+    char *argv[] = {"demo", "--help", NULL};
+    err_clear();
+    CHECK(args_parse(&spec, 2, argv) == ERR_USAGE && strstr(err_msg(), "--layer") &&
+          strstr(err_msg(), "shown_default"));
+    char *plain[] = {"demo", NULL};
+    CHECK(args_parse(&spec, 1, plain) == ERR_USAGE);  // refused whether or not --help is asked
+    opts[0].shown_default = "the last";
+    FILE *saved = stdout;
+    char *buf = NULL;
+    size_t len = 0;
+    stdout = open_memstream(&buf, &len);
+    int rc = args_parse(&spec, 2, argv);
+    fclose(stdout);
+    stdout = saved;
+    CHECK(rc == ARGS_HELP && buf && strstr(buf, "(default: the last)") && strstr(buf, "(default: the config's)"));
+    CHECK(buf && !strstr(buf, "18446744073709551615") && !strstr(buf, "-1)"));
+    free(buf);
+    // a default inside the range needs no words
+    layer = 64;
+    opts[0].shown_default = NULL;
+    CHECK(args_parse(&spec, 1, plain) == 0 && layer == 64);
+}
+
 int main(void) {
     TEST(test_both_spellings);
     TEST(test_defaults_kept);
@@ -140,5 +173,6 @@ int main(void) {
     TEST(test_errors);
     TEST(test_no_positionals);
     TEST(test_help);
+    TEST(test_sentinel_default);
     return test_summary();
 }

@@ -124,6 +124,61 @@ static inline int same_params(const char *a, const char *b) {
     return same;
 }
 
+// ---- records older than a config key -----------------------------------------
+// Removes the line that sets KEY ("\nKEY<spaces>= ...") from NUL-terminated
+// text, in place; 1 if it was there.
+static inline int drop_config_key(char *text, const char *key) {
+    size_t k = strlen(key);
+    for (char *line = strchr(text, '\n'); line; line = strchr(line + 1, '\n')) {
+        const char *after = line + 1 + k;
+        if (strncmp(line + 1, key, k) != 0) continue;
+        after += strspn(after, " ");
+        if (*after != '=') continue;
+        char *end = strchr(line + 1, '\n');
+        if (!end) end = line + strlen(line);
+        memmove(line, end, strlen(end) + 1);
+        return 1;
+    }
+    return 0;
+}
+
+// The [config] section of a checkpoint, malloc'd and NUL-terminated; NULL if
+// the file or the section is missing.
+static inline char *checkpoint_config_text(const char *path) {
+    BinFile f;
+    if (binfile_read(path, &f)) return NULL;
+    size_t n = 0;
+    const char *cfg = binfile_find(&f, "config", &n);
+    char *text = cfg ? calloc(1, n + 1) : NULL;
+    if (text) memcpy(text, cfg, n);
+    binfile_free(&f);
+    return text;
+}
+
+// Rewrites the checkpoint at `path` as one written before KEY existed: the
+// same sections, the KEY line gone from its configuration. 0 on success, -1
+// if the file, its config section or the line is missing, or the write fails.
+static inline int checkpoint_drop_config_key(const char *path, const char *key) {
+    BinFile f;
+    if (binfile_read(path, &f)) return -1;
+    BinSection sec[8];
+    char *cfg = NULL;
+    int rc = f.n <= 8 ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < f.n; i++) {
+        sec[i] = (BinSection){f.sec[i].name, (char *)f.buf + f.sec[i].off, f.sec[i].bytes};
+        if (strcmp(f.sec[i].name, "config") != 0) continue;
+        cfg = calloc(1, f.sec[i].bytes + 1);
+        memcpy(cfg, sec[i].data, f.sec[i].bytes);
+        if (!drop_config_key(cfg, key)) rc = -1;
+        sec[i].data = cfg;
+        sec[i].bytes = strlen(cfg);
+    }
+    if (rc == 0 && (!cfg || binfile_write_atomic(path, f.version, sec, f.n) != 0)) rc = -1;
+    binfile_free(&f);
+    free(cfg);
+    return rc;
+}
+
 // usleep is not in POSIX 2008, which is what the build asks for
 static inline void sleep_us(double us) {
     if (us <= 0) return;
@@ -159,6 +214,18 @@ static inline int run_lmtrain(char *const argv[]) {
     return rc;
 }
 
+// Writes the config text `ini` to DIR.ini and runs `lmtrain --config DIR.ini
+// --out DIR EXTRA...`, `extra` NULL-terminated (at most 8) or NULL: the set-up
+// of a test run. lmtrain's exit status; its output is in e2e_out.
+static inline int train_from_text(const char *dir, const char *ini, char *const *extra) {
+    char cfg[600];
+    snprintf(cfg, sizeof cfg, "%s.ini", dir);
+    write_text(cfg, ini);
+    char *argv[13] = {"--config", cfg, "--out", (char *)dir};
+    for (int i = 0; extra && extra[i] && i < 8; i++) argv[4 + i] = extra[i];
+    return run_lmtrain(argv);
+}
+
 static inline int file_exists(const char *p) {
     struct stat st;
     return stat(p, &st) == 0;
@@ -177,6 +244,19 @@ static inline char *read_all(const char *path, size_t *n) {
     fclose(f);
     if (n) *n = got;
     return b;
+}
+
+// The value of column `col` (0-based) of the CSV line starting at `line`, as a
+// number (NAN if empty or absent).
+static inline double csv_field(const char *line, int col) {
+    const char *p = line;
+    for (int c = 0; c < col; c++) {
+        p = strpbrk(p, ",\n");
+        if (!p || *p == '\n') return NAN;
+        p++;
+    }
+    if (*p == ',' || *p == '\n' || !*p) return NAN;
+    return strtod(p, NULL);
 }
 
 // metrics.csv with the two wall-clock columns (tokens_per_s, elapsed_s)

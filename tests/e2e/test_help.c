@@ -22,6 +22,18 @@ static size_t option_lines(const char *s) {
     return n;
 }
 
+// A default that is a number of 10 digits or more, or negative: a sentinel
+// (SIZE_MAX, UINT32_MAX, -1) standing for something the help should say in words.
+static int raw_sentinel(const char *s) {
+    for (const char *p = strstr(s, "(default: "); p; p = strstr(p + 1, "(default: ")) {
+        const char *v = p + strlen("(default: ");
+        if (*v == '-') return 1;
+        size_t digits = strspn(v, "0123456789");
+        if (digits >= 10) return 1;
+    }
+    return 0;
+}
+
 static void test_every_command_help(void) {
     int n = 0;
     for (const Command *c = commands; c->name; c++, n++) {
@@ -35,6 +47,10 @@ static void test_every_command_help(void) {
         // each option states its default, or that it is required
         size_t opts = option_lines(e2e_out);
         CHECK(count(e2e_out, "(default: ") + count(e2e_out, "(required)") == opts);
+        // ... in words a user can read: no sentinel printed raw (inspect's
+        // --layer once showed SIZE_MAX, 18446744073709551615, for "the last")
+        CHECK(!raw_sentinel(e2e_out));
+        if (raw_sentinel(e2e_out)) fprintf(stderr, "  %s --help shows a raw sentinel default\n", c->name);
         // -h is the same, and --help wins wherever it stands
         char *argv2[] = {(char *)c->name, "--bogus-before", "-h", NULL};
         CHECK(run_lmtrain(argv2) == 0 && strncmp(e2e_out, want, strlen(want)) == 0);

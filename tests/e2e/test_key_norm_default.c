@@ -22,10 +22,9 @@ static char corpus[512];
 
 // Trains a two-step delta run into the run folder `dir` from a config whose [attention] is
 // `attention` (lines after "kind = delta"), with the options `extra` (up to
-// four, NULL-terminated) after the others. lmtrain's exit status.
+// eight, NULL-terminated) after the others. lmtrain's exit status.
 static int train_delta(const char *dir, const char *attention, char *const *extra) {
-    char cfg[512], text[2048];
-    tpath(cfg, sizeof cfg, "delta.ini");
+    char text[2048];
     snprintf(text, sizeof text,
              "[run]\nseed = 3\nthreads = 1\n[data]\npath = %s\nval_fraction = 0.2\n"
              "[model]\nlayers = 1\nheads = 2\nd_model = 16\nblock_size = 8\n"
@@ -33,10 +32,7 @@ static int train_delta(const char *dir, const char *attention, char *const *extr
              "[train]\nsteps = 2\nbatch_size = 2\nwarmup = 0\neval_every = 1\neval_batches = 1\n"
              "checkpoint_every = 1\n",
              corpus, attention);
-    write_text(cfg, text);
-    char *argv[9] = {"--config", cfg, "--out", (char *)dir};
-    for (int i = 0; extra && extra[i] && i < 4; i++) argv[4 + i] = extra[i];
-    return run_lmtrain(argv);
+    return train_from_text(dir, text, extra);
 }
 
 // 1 if `text` has the line "KEY<spaces>= VALUE" (config_write's layout).
@@ -71,40 +67,17 @@ static void test_run_records_the_effective_values(void) {
     free(text);
 }
 
-// Removes the line starting with "key_norm" from NUL-terminated text, in place.
-static void drop_key_norm(char *text) {
-    char *line = strstr(text, "\nkey_norm");
-    CHECK(line != NULL);
-    if (!line) return;
-    char *end = strchr(line + 1, '\n');
-    memmove(line, end, strlen(end) + 1);
-}
-
 // Rewrites dir/checkpoint.bin with its configuration as a checkpoint written
 // before key_norm existed: the same sections, the key_norm line gone.
 static void make_old_style_checkpoint(const char *dir) {
     char path[700];
     snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
-    BinFile f;
-    CHECK(binfile_read(path, &f) == 0);
-    BinSection sec[8];
-    char *cfg = NULL;
-    CHECK(f.n <= 8);
-    for (size_t i = 0; i < f.n && i < 8; i++) {
-        sec[i] = (BinSection){f.sec[i].name, (char *)f.buf + f.sec[i].off, f.sec[i].bytes};
-        if (strcmp(f.sec[i].name, "config") == 0) {
-            cfg = calloc(1, f.sec[i].bytes + 1);
-            memcpy(cfg, sec[i].data, f.sec[i].bytes);
-            CHECK(strstr(cfg, "key_norm") && strstr(cfg, "feature_map      = elu1"));
-            drop_key_norm(cfg);
-            CHECK(!strstr(cfg, "key_norm"));
-            sec[i].data = cfg;
-            sec[i].bytes = strlen(cfg);
-        }
-    }
-    CHECK(cfg != NULL);
-    CHECK(binfile_write_atomic(path, f.version, sec, f.n) == 0);
-    binfile_free(&f);
+    char *cfg = checkpoint_config_text(path);
+    CHECK(cfg && strstr(cfg, "key_norm") && strstr(cfg, "feature_map      = elu1"));
+    free(cfg);
+    CHECK(checkpoint_drop_config_key(path, "key_norm") == 0);
+    cfg = checkpoint_config_text(path);
+    CHECK(cfg && !strstr(cfg, "key_norm"));
     free(cfg);
 }
 

@@ -36,6 +36,7 @@ static void test_train_writes_outputs(void) {
     snprintf(p, sizeof p, "%s/runs/tiny/config.ini", e2e_dir);
     char *cfg = read_all(p, NULL);
     CHECK(cfg && strstr(cfg, "weight_decay") && strstr(cfg, "feature_map") && strstr(cfg, "beta2"));
+    CHECK(cfg && strstr(cfg, "\nprecision        = fp32\n"));  // fp32 too, like every key
     free(cfg);
     // metrics: header + a row at step 0 and every 5 steps to 40
     snprintf(p, sizeof p, "%s/runs/tiny/metrics.csv", e2e_dir);

@@ -1,0 +1,159 @@
+// softmax_cache.c — softmax attention's generation form: a KV cache of
+// `window` entries per head, one token at a time (see softmax_cache.h).
+//
+// Layout of one head's cache, state + h * head_floats:
+//   K   in panels of SM_LANES cache slots: panel b holds, for d = 0 .. dh-1,
+//       the d-th element of slots 16b .. 16b+15 side by side
+//       (K[slot][d] at (slot / 16) * dh * 16 + d * 16 + slot % 16), padded to
+//       a whole panel;
+//   V   row-major (window, dh).
+// Why panels: a step scores every cached key against one query. Each score is
+// a chain of dh dependent multiply-adds; with keys stored row by row those
+// chains ran one scalar at a time and cost more than reading the cache. In a
+// panel the same chain runs for 16 keys at once, one lane each, with vector
+// loads straight from the cache. The values are read a row at a time by
+// row_sum_add, which already runs along a row.
+//
+// Token number pos goes to slot pos % window; once full, it overwrites the
+// oldest entry. The current token is inserted first, then attended to.
+#include "attention/softmax_cache.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "attention/row_sum.h"
+#include "kernels/vexp.h"
+
+#define SM_LANES 16        // cache slots per K panel: one 16-float vector
+#define SM_STEP_BLOCK 256  // scores of one block of cached keys at a time
+#define SM_STEP_PANELS 4   // panels scored side by side: independent chains (switch in scores)
+
+typedef float SmVec __attribute__((vector_size(SM_LANES * sizeof(float))));
+
+static size_t panelled(size_t window) { return (window + SM_LANES - 1) / SM_LANES * SM_LANES; }
+
+// floats of one head: K panels, then V rows
+static size_t head_floats(size_t window, size_t dh) { return (panelled(window) + window) * dh; }
+
+size_t sm_cache_floats(const AttnConfig *c, size_t window) {
+    return (size_t)c->heads * head_floats(window, (size_t)c->dh);
+}
+
+void sm_cache_reset(const AttnConfig *c, float *state, size_t window) {
+    memset(state, 0, sm_cache_floats(c, window) * sizeof(float));
+}
+
+// where K[slot][0] is; K[slot][d] is SM_LANES * d further on
+static size_t k_at(size_t slot, size_t dh) {
+    return slot / SM_LANES * dh * SM_LANES + slot % SM_LANES;
+}
+
+static void put_entry(float *K, float *V, size_t slot, const float *k, const float *v, size_t dh) {
+    float *kd = K + k_at(slot, dh);
+    for (size_t d = 0; d < dh; d++) kd[d * SM_LANES] = k[d];
+    memcpy(V + slot * dh, v, dh * sizeof(float));
+}
+
+// i mod window for i < 2 window (an oldest slot plus an age): a compare, not
+// a division, which cost as much as the dot product it indexes
+static inline size_t ring(size_t i, size_t window) { return i < window ? i : i - window; }
+
+// n panels from K's panel `b` on: out[16 u + j] = scale * (q . K[16 (b + u) + j]),
+// each dot product summed over d in ascending order from zero (a multiply,
+// then an add: no FMA in ISO C mode): the chain `sc += q[d] * k[d]` of the
+// obvious loop, in one lane. NP panels side by side keep the adders busy.
+static inline __attribute__((always_inline)) void score_panels(float *out, const float *K, const float *q,
+                                                               size_t dh, float scale, size_t NP) {
+    SmVec acc[SM_STEP_PANELS] = {{0}};
+    for (size_t d = 0; d < dh; d++) {
+        float qd = q[d];
+        for (size_t u = 0; u < NP; u++) {
+            SmVec kv;
+            memcpy(&kv, K + (u * dh + d) * SM_LANES, sizeof kv);
+            acc[u] += qd * kv;
+        }
+    }
+    for (size_t u = 0; u < NP; u++) {
+        SmVec s = acc[u] * scale;
+        memcpy(out + u * SM_LANES, &s, sizeof s);
+    }
+}
+
+// p[i] = scale * (q . K[s + i]) for i < n, slots s .. s+n-1 (no wrap, n <= SM_STEP_BLOCK)
+static void scores(float *p, const float *K, const float *q, size_t s, size_t n, size_t dh, float scale) {
+    float all[SM_STEP_BLOCK + 2 * SM_LANES];  // whole panels from the one holding slot s
+    size_t b0 = s / SM_LANES, b1 = (s + n + SM_LANES - 1) / SM_LANES, b = b0;
+    for (; b + SM_STEP_PANELS <= b1; b += SM_STEP_PANELS)
+        score_panels(all + (b - b0) * SM_LANES, K + b * dh * SM_LANES, q, dh, scale, SM_STEP_PANELS);
+    float *o = all + (b - b0) * SM_LANES;
+    const float *Kb = K + b * dh * SM_LANES;
+    switch (b1 - b) {  // the last 0 .. SM_STEP_PANELS-1 panels, still side by side
+    case 3: score_panels(o, Kb, q, dh, scale, 3); break;
+    case 2: score_panels(o, Kb, q, dh, scale, 2); break;
+    case 1: score_panels(o, Kb, q, dh, scale, 1); break;
+    default: break;
+    }
+    memcpy(p, all + s % SM_LANES, n * sizeof(float));
+}
+
+// window >= 1
+void sm_cache_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y, const float *q,
+                   const float *k, const float *v) {
+    const size_t H = (size_t)c->heads, dh = (size_t)c->dh;
+    const float scale = 1.0f / sqrtf((float)dh);
+    size_t slot = pos % window;
+    size_t n = pos + 1 < window ? pos + 1 : window;             // valid entries
+    size_t first = pos + 1 < window ? 0 : (slot + 1) % window;  // the oldest one
+    float p[SM_STEP_BLOCK];  // scores, then probabilities, of one block of cached keys
+    for (size_t h = 0; h < H; h++) {
+        float *K = state + h * head_floats(window, dh);  // panels
+        float *V = K + panelled(window) * dh;             // (window, dh)
+        put_entry(K, V, slot, k + h * dh, v + h * dh, dh);
+        const float *qh = q + h * dh;
+        float *yh = y + h * dh;
+        // Online softmax in chronological order, a block of scores at a time:
+        // the dot products, the block's max, then one vectorisable exp pass
+        // (vexpf) and the weighted sum of values. The running max changes at
+        // most once per block, so rescaling y is rare too.
+        float m = -INFINITY, l = 0.0f;
+        memset(yh, 0, dh * sizeof(float));
+        for (size_t t0 = 0; t0 < n; t0 += SM_STEP_BLOCK) {
+            size_t nb = n - t0 < SM_STEP_BLOCK ? n - t0 : SM_STEP_BLOCK;
+            // the block's cache slots: s .. up to the end of the ring, then from slot 0
+            size_t s = ring(first + t0, window), n1 = nb < window - s ? nb : window - s;
+            scores(p, K, qh, s, n1, dh, scale);
+            if (nb > n1) scores(p + n1, K, qh, 0, nb - n1, dh, scale);
+            float bm = -INFINITY;
+            for (size_t i = 0; i < nb; i++)
+                if (p[i] > bm) bm = p[i];
+            if (bm > m) {
+                float a = m == -INFINITY ? 0.0f : vexpf(m - bm);
+                l *= a;
+                for (size_t d = 0; d < dh; d++) yh[d] *= a;
+                m = bm;
+            }
+            for (size_t i = 0; i < nb; i++) p[i] = vexpf(p[i] - m);
+            // l += p[0] + ... + p[nb-1] and the values, in one pass
+            row_sum_add_and_sum(yh, V + s * dh, dh, p, n1, dh, &l);
+            row_sum_add_and_sum(yh, V, dh, p + n1, nb - n1, dh, &l);
+        }
+        float inv = 1.0f / l;
+        for (size_t d = 0; d < dh; d++) yh[d] *= inv;
+    }
+}
+
+// After `have` tokens (1 <= have <= window) slots 0 .. have-1 hold them; after
+// `pos` the first min(pos, window) slots are in use. Those are filled with
+// copies of the `have` real entries, round the ring: a step reads as many
+// entries as it would at pos, and its cost does not depend on their values.
+void sm_cache_extend(const AttnConfig *c, float *state, size_t window, size_t have, size_t pos) {
+    const size_t H = (size_t)c->heads, dh = (size_t)c->dh, n = pos < window ? pos : window;
+    for (size_t h = 0; h < H; h++) {
+        float *K = state + h * head_floats(window, dh), *V = K + panelled(window) * dh;
+        for (size_t slot = have; slot < n; slot++) {
+            size_t from = slot % have;
+            for (size_t d = 0; d < dh; d++) K[k_at(slot, dh) + d * SM_LANES] = K[k_at(from, dh) + d * SM_LANES];
+            memcpy(V + slot * dh, V + from * dh, dh * sizeof(float));
+        }
+    }
+}
