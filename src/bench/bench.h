@@ -36,12 +36,13 @@ typedef struct {
     int quick;                             // fewer and shorter repetitions
     int threads;                           // threads per measurement (resolved, >= 1)
     int min_reps;                          // timed repetitions per point, at least ...
+    int train_min_reps;                    // ... (part train: its own floor, see bench.c) ...
     double min_seconds;                    // ... and at least this much timed wall time
     int max_reps;
     double max_point_s;                    // length: skip a point predicted to take longer
     double peak_1, peak_all;               // GFLOP/s measured by the peak part (0 = not yet)
     double mem_gbs;                        // GB/s, 1-thread DRAM read, also by the peak part
-    int precisions;                        // train part: bit p set = measure at Precision p (default fp32)
+    int precisions;                        // train, profile: bit p set = measure at Precision p (default fp32)
 } BenchOpts;
 
 // ---- timing -----------------------------------------------------------------
@@ -107,7 +108,7 @@ typedef struct {
     const BenchOpts *o;
     const char *kind;
     BenchSize size;
-    Precision precision;  // the matmuls' precision ([train] precision); fp32 unless the train part's --precision
+    Precision precision;  // the matmuls' precision ([train] precision); fp32 unless --precision (train, profile)
 } BenchSizeJob;
 
 // The next (size, kind) the options select, sizes outer and kinds inner: fills

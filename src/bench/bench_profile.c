@@ -22,6 +22,10 @@
 //            in cache, so these can exceed 100 %: it says how far from "free"
 //            an op is, not that it is memory-bound.
 // Means over the profiled steps (after one untimed warm-up step).
+//
+// --precision fp32,bf16 profiles each (size, kind) at both matmul precisions,
+// one right after the other, and prints their ratio: the whole step's CPU time
+// and the matmul rows' (the GEMMs bf16 changes; every other op stays fp32).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,7 +45,8 @@ static const char *const ROLES[] = {"embed",  "ln_1",     "attn.qkv", "attn",   
 enum { N_ROLES = sizeof ROLES / sizeof ROLES[0] };
 // rows: forward roles, backward roles, then the step's parts outside the tape
 enum { ROW_ZERO = 2 * N_ROLES, ROW_NORM, ROW_ADAM, N_ROWS };
-enum { F_WALL, F_CPU, F_WAIT, F_FLOPS, F_BYTES, N_FIELDS };  // per step
+// per step; F_MATMUL: 1 if the row's nodes include a matmul (a flag, not summed)
+enum { F_WALL, F_CPU, F_WAIT, F_FLOPS, F_BYTES, F_MATMUL, N_FIELDS };
 enum { OUT_STEP_WALL = N_ROWS * N_FIELDS, OUT_STEP_CPU, OUT_STEPS, OUT_TOTAL };
 _Static_assert(OUT_TOTAL <= BENCH_CHILD_OUT, "profile rows do not fit the child's result");
 
@@ -150,6 +155,7 @@ static int profile_child(void *ctx, double *out) {
             node_work(n, dir, &f, m, tokens, &fl, &by);
             row[F_FLOPS] += fl * (double)k->calls / steps;  // per step, like the times below
             row[F_BYTES] += by * (double)k->calls / steps;
+            if (!strcmp(n->op->name, "matmul")) row[F_MATMUL] = 1;
         }
     }
     double *z = out + ROW_ZERO * N_FIELDS;
@@ -186,8 +192,8 @@ static const char *row_name(int r, const char **dir) {
     return r == ROW_ZERO ? "zero act grads" : r == ROW_NORM ? "grad norm" : "AdamW";
 }
 
-static void print_row(FILE *csv, const BenchOpts *o, const char *label, const char *kind, const char *name,
-                      const char *dir, const double *v, double step_cpu) {
+static void print_row(FILE *csv, const BenchOpts *o, const char *label, const char *kind, Precision prec,
+                      const char *name, const char *dir, const double *v, double step_cpu) {
     char gf[16] = "", bz[16] = "", gb[16] = "", bw[16] = "";
     double gflops = NAN, gbs = NAN, busy = NAN;
     if (v[F_FLOPS] > 0 && v[F_CPU] > 0) {
@@ -203,9 +209,51 @@ static void print_row(FILE *csv, const BenchOpts *o, const char *label, const ch
     }
     printf("  %-15s %-4s %6.1f%% %9.3f %9.3f %7.3f %8s %6s %7s %6s\n", name, dir, 100.0 * v[F_CPU] / step_cpu,
            v[F_CPU] * 1e3, v[F_WALL] * 1e3, v[F_WAIT] * 1e3, gf, bz, gb, bw);
-    fprintf(csv, "%s,%s,%d,%s,%s,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%.4g\n", label, kind, o->threads, name,
-            dir, v[F_CPU] * 1e3, 100.0 * v[F_CPU] / step_cpu, v[F_WALL] * 1e3, v[F_WAIT] * 1e3, v[F_FLOPS],
-            v[F_BYTES], gflops, busy, gbs, o->mem_gbs > 0 ? 100.0 * gbs / o->mem_gbs : NAN);
+    fprintf(csv, "%s,%s,%d,%s,%s,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%.4g,%s\n", label, kind, o->threads,
+            name, dir, v[F_CPU] * 1e3, 100.0 * v[F_CPU] / step_cpu, v[F_WALL] * 1e3, v[F_WAIT] * 1e3, v[F_FLOPS],
+            v[F_BYTES], gflops, busy, gbs, o->mem_gbs > 0 ? 100.0 * gbs / o->mem_gbs : NAN,
+            precision_names[prec]);
+}
+
+// Profiles job j: its table on stdout, its rows in csv. *step_cpu and
+// *matmul_cpu get the CPU seconds per step of the whole step and of the rows
+// holding matmuls (NAN if the measurement failed).
+static void profile_job(const BenchOpts *o, const BenchSizeJob *j, FILE *csv, double *step_cpu,
+                        double *matmul_cpu) {
+    const char *cfg = j->size.name, *kind = j->kind;
+    Precision prec = j->precision;
+    BenchResult r;
+    *step_cpu = *matmul_cpu = NAN;
+    if (bench_in_child(profile_child, (void *)j, &r)) {
+        printf("  failed: %s\n", err_msg());
+        return;
+    }
+    const double *v = r.out;
+    double step = v[OUT_STEP_WALL];
+    printf("  %-15s %-4s %7s %9s %9s %7s %8s %6s %7s %6s\n", "op", "dir", "% step", "cpu ms", "wall ms",
+           "wait", "GFLOP/s", "% busy", "GB/s", "% bw");
+    double sum[N_FIELDS] = {0}, mm = 0;
+    for (int row = 0; row < N_ROWS; row++) {
+        const double *x = v + row * N_FIELDS;
+        for (int fi = 0; fi < N_FIELDS; fi++)
+            if (!isnan(x[fi])) sum[fi] += x[fi];  // NaN: attention FLOPs of an unmodelled kind
+        if (x[F_MATMUL]) mm += x[F_CPU];
+        if (x[F_WALL] == 0 && x[F_FLOPS] == 0) continue;  // a role this model does not have
+        const char *dir, *name = row_name(row, &dir);
+        print_row(csv, o, cfg, kind, prec, name, dir, x, v[OUT_STEP_CPU]);
+    }
+    double untimed[N_FIELDS] = {0};
+    untimed[F_WALL] = step - sum[F_WALL];
+    untimed[F_CPU] = v[OUT_STEP_CPU] - sum[F_CPU];
+    print_row(csv, o, cfg, kind, prec, "between ops", "step", untimed, v[OUT_STEP_CPU]);
+    double all[N_FIELDS] = {step, v[OUT_STEP_CPU], sum[F_WAIT], sum[F_FLOPS], 0};
+    print_row(csv, o, cfg, kind, prec, "whole step", "step", all, v[OUT_STEP_CPU]);
+    printf("  pool waits: %.3f ms of %.3f ms (%.1f%%); CPU %.3f ms/step, of it matmuls %.3f ms; %d steps profiled\n",
+           sum[F_WAIT] * 1e3, step * 1e3, 100.0 * sum[F_WAIT] / step, v[OUT_STEP_CPU] * 1e3, mm * 1e3,
+           (int)v[OUT_STEPS]);
+    fflush(stdout);
+    *step_cpu = v[OUT_STEP_CPU];
+    *matmul_cpu = mm;
 }
 
 int bench_part_profile(const BenchOpts *o) {
@@ -213,46 +261,30 @@ int bench_part_profile(const BenchOpts *o) {
     int rc = atomic_open_in(&a, o->out, "profile.csv");
     if (rc) return rc;
     fprintf(a.f, "config,kind,threads,op,direction,cpu_ms_per_step,pct_of_step_cpu,wall_ms_per_step,pool_wait_ms,"
-                 "flops_per_step,bytes_per_step,gflops,pct_busy,gbs,pct_of_membw\n");
+                 "flops_per_step,bytes_per_step,gflops,pct_busy,gbs,pct_of_membw,precision\n");
     printf("== Profile: one training step per op (tape clocks per node, all layers of a role summed), %d threads ==\n"
            "  By CPU time (all threads; robust to other processes): %% step, cpu ms, GFLOP/s and GB/s per\n"
            "  CPU-second. %% busy: GFLOP/s over one thread's FMA peak (%.1f GFLOP/s). wall ms: the op's wall\n"
            "  time; wait: of that, the caller waiting for pool workers. GB/s: bytes an element-wise op must\n"
            "  move; %% bw: over the 1-thread DRAM read bandwidth (%.1f GB/s; data in cache can beat it).\n",
            o->threads, o->peak_1, o->mem_gbs);
+    if (o->precisions & 1 << PRECISION_BF16)
+        printf("  bf16: [train] precision = bf16, only the matmul rows change; their %% busy stays against the\n"
+               "  FP32 FMA peak, which bf16's dot product (two products per lane and instruction) can pass.\n");
+    int both = o->precisions == (1 << PRECISION_FP32 | 1 << PRECISION_BF16);
     BenchSizeJob j;
     char label[64];
     for (size_t at = 0; bench_next_size_job(o, &at, &j, label, sizeof label);) {
-        const BenchSize *s = &j.size;
-        BenchResult r;
-        printf("\n  %s, %s\n", label, j.kind);
-        if (bench_in_child(profile_child, &j, &r)) {
-            printf("  failed: %s\n", err_msg());
-            continue;
+        double step[2] = {NAN, NAN}, mm[2] = {NAN, NAN};
+        for (int p = PRECISION_FP32; p <= PRECISION_BF16; p++) {
+            if (!(o->precisions & 1 << p)) continue;
+            j.precision = (Precision)p;
+            printf("\n  %s, %s, %s matmuls\n", label, j.kind, precision_names[p]);
+            profile_job(o, &j, a.f, &step[p], &mm[p]);
         }
-        const double *v = r.out;
-        double step = v[OUT_STEP_WALL];
-        printf("  %-15s %-4s %7s %9s %9s %7s %8s %6s %7s %6s\n", "op", "dir", "% step", "cpu ms", "wall ms",
-               "wait", "GFLOP/s", "% busy", "GB/s", "% bw");
-        double sum[N_FIELDS] = {0};
-        for (int row = 0; row < N_ROWS; row++) {
-            const double *x = v + row * N_FIELDS;
-            for (int fi = 0; fi < N_FIELDS; fi++)
-                if (!isnan(x[fi])) sum[fi] += x[fi];  // NaN: attention FLOPs of an unmodelled kind
-            if (x[F_WALL] == 0 && x[F_FLOPS] == 0) continue;  // a role this model does not have
-            const char *dir, *name = row_name(row, &dir);
-            print_row(a.f, o, s->name, j.kind, name, dir, x, v[OUT_STEP_CPU]);
-        }
-        double untimed[N_FIELDS] = {0};
-        untimed[F_WALL] = step - sum[F_WALL];
-        untimed[F_CPU] = v[OUT_STEP_CPU] - sum[F_CPU];
-        print_row(a.f, o, s->name, j.kind, "between ops", "step", untimed, v[OUT_STEP_CPU]);
-        double all[N_FIELDS] = {step, v[OUT_STEP_CPU], sum[F_WAIT], sum[F_FLOPS], 0};
-        print_row(a.f, o, s->name, j.kind, "whole step", "step", all, v[OUT_STEP_CPU]);
-        printf("  pool waits: %.3f ms of %.3f ms (%.1f%%); CPU %.3f ms/step; %d steps profiled\n",
-               sum[F_WAIT] * 1e3, step * 1e3, 100.0 * sum[F_WAIT] / step, v[OUT_STEP_CPU] * 1e3,
-               (int)v[OUT_STEPS]);
-        fflush(stdout);
+        if (both && !isnan(step[0]) && !isnan(step[1]))
+            printf("  bf16 / fp32, %s: whole step CPU x%.2f, matmul rows CPU x%.2f\n", j.kind, step[1] / step[0],
+                   mm[1] / mm[0]);
     }
     printf("\n");
     return atomic_commit(&a);

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "attention/attention.h"
+#include "attn_check.h"
 #include "attention/delta_chunk.h"
 #include "test.h"
 #include "util/pool.h"
@@ -216,25 +217,6 @@ static void ref_backward(const Case *cs, double *dq, double *dk, double *dv, dou
 
 // ---- helpers ----
 
-// max |got - want| / max(max |want|, 1e-30); NaN fails
-static double rel_err(const float *got, const double *want, size_t n) {
-    double md = 0, mw = 1e-30;
-    for (size_t i = 0; i < n; i++) {
-        double e = fabs((double)got[i] - want[i]);
-        if (!(e <= md)) md = e;
-        if (fabs(want[i]) > mw) mw = fabs(want[i]);
-    }
-    return md / mw;
-}
-static double rel_err_dd(const double *got, const double *want, size_t n) {
-    double md = 0, mw = 1e-30;
-    for (size_t i = 0; i < n; i++) {
-        double e = fabs(got[i] - want[i]);
-        if (!(e <= md)) md = e;
-        if (fabs(want[i]) > mw) mw = fabs(want[i]);
-    }
-    return md / mw;
-}
 
 static AttnConfig config_of(const Case *cs) {
     AttnConfig c = {.heads = (int)cs->H, .dh = (int)cs->dh, .feature_map = cs->fmap,
@@ -249,18 +231,6 @@ typedef struct {
     float *q, *k, *v, *a, *dy, theta[2];
     double *qd, *kd, *vd, *ad, *dyd, thetad[2];
 } Inputs;
-
-static double *to_double(const float *x, size_t n) {
-    double *d = malloc(n * sizeof(double));
-    for (size_t i = 0; i < n; i++) d[i] = x[i];
-    return d;
-}
-
-static float *randn(Rng *r, size_t n, double scale, double bias) {
-    float *x = malloc((n ? n : 1) * sizeof(float));
-    for (size_t i = 0; i < n; i++) x[i] = (float)(bias + scale * rng_normal(r));
-    return x;
-}
 
 static Inputs make_inputs(const Case *cs, unsigned long long seed) {
     Inputs in;

@@ -16,6 +16,7 @@
 #include "attention/decay.h"
 #include "attention/delta_chunk.h"
 #include "attention/delta_wy.h"
+#include "attn_check.h"
 #include "test.h"
 #include "util/rng.h"
 
@@ -31,11 +32,6 @@ typedef struct {
 
 static int verbose(void) { return getenv("VERBOSE") != NULL; }
 
-static float *randn(Rng *r, size_t n, double scale, double bias) {
-    float *x = malloc((n ? n : 1) * sizeof(float));
-    for (size_t i = 0; i < n; i++) x[i] = (float)(bias + scale * rng_normal(r));
-    return x;
-}
 static float *zeros(size_t n) { return calloc(n ? n : 1, sizeof(float)); }
 static float *nans(size_t n) {
     float *x = malloc((n ? n : 1) * sizeof(float));

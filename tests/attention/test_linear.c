@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "attention/attention.h"
+#include "attn_check.h"
 #include "test.h"
 #include "util/pool.h"
 #include "util/rng.h"
@@ -190,25 +191,6 @@ static void recurrent_forward(const Case *cs, double *y, double *norms, const do
 
 // ---- helpers ----
 
-// max |got - want| / max(max |want|, 1e-30)
-static double rel_err(const float *got, const double *want, size_t n) {
-    double md = 0, mw = 1e-30;
-    for (size_t i = 0; i < n; i++) {
-        double e = fabs((double)got[i] - want[i]);
-        if (!(e <= md)) md = e;  // NaN propagates as a failure
-        if (fabs(want[i]) > mw) mw = fabs(want[i]);
-    }
-    return md / mw;
-}
-static double rel_err_dd(const double *got, const double *want, size_t n) {
-    double md = 0, mw = 1e-30;
-    for (size_t i = 0; i < n; i++) {
-        double e = fabs(got[i] - want[i]);
-        if (!(e <= md)) md = e;
-        if (fabs(want[i]) > mw) mw = fabs(want[i]);
-    }
-    return md / mw;
-}
 
 static AttnConfig config_of(const Case *cs) {
     AttnConfig c = {.heads = (int)cs->H, .dh = (int)cs->dh, .feature_map = cs->fmap,
@@ -226,12 +208,6 @@ typedef struct {
     float *q, *k, *v, *dy, theta[2];
     double *qd, *kd, *vd, *dyd, thetad[2];
 } Inputs;
-
-static double *to_double(const float *x, size_t n) {
-    double *d = malloc(n * sizeof(double));
-    for (size_t i = 0; i < n; i++) d[i] = x[i];
-    return d;
-}
 
 static Inputs make_inputs(const Case *cs, unsigned long long seed) {
     Inputs in;

@@ -214,6 +214,18 @@ static inline int run_lmtrain(char *const argv[]) {
     return rc;
 }
 
+// Writes the config text `ini` to DIR.ini and runs `lmtrain --config DIR.ini
+// --out DIR EXTRA...`, `extra` NULL-terminated (at most 8) or NULL: the set-up
+// of a test run. lmtrain's exit status; its output is in e2e_out.
+static inline int train_from_text(const char *dir, const char *ini, char *const *extra) {
+    char cfg[600];
+    snprintf(cfg, sizeof cfg, "%s.ini", dir);
+    write_text(cfg, ini);
+    char *argv[13] = {"--config", cfg, "--out", (char *)dir};
+    for (int i = 0; extra && extra[i] && i < 8; i++) argv[4 + i] = extra[i];
+    return run_lmtrain(argv);
+}
+
 static inline int file_exists(const char *p) {
     struct stat st;
     return stat(p, &st) == 0;
@@ -232,6 +244,19 @@ static inline char *read_all(const char *path, size_t *n) {
     fclose(f);
     if (n) *n = got;
     return b;
+}
+
+// The value of column `col` (0-based) of the CSV line starting at `line`, as a
+// number (NAN if empty or absent).
+static inline double csv_field(const char *line, int col) {
+    const char *p = line;
+    for (int c = 0; c < col; c++) {
+        p = strpbrk(p, ",\n");
+        if (!p || *p == '\n') return NAN;
+        p++;
+    }
+    if (*p == ',' || *p == '\n' || !*p) return NAN;
+    return strtod(p, NULL);
 }
 
 // metrics.csv with the two wall-clock columns (tokens_per_s, elapsed_s)

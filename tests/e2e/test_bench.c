@@ -14,19 +14,6 @@ static int count_lines(const char *text) {
     return n;
 }
 
-// The value of column `col` (0-based) of the CSV line starting at `line`, as a
-// number (NAN if empty or absent).
-static double csv_field(const char *line, int col) {
-    const char *p = line;
-    for (int c = 0; c < col; c++) {
-        p = strpbrk(p, ",\n");
-        if (!p || *p == '\n') return NAN;
-        p++;
-    }
-    if (*p == ',' || *p == '\n' || !*p) return NAN;
-    return strtod(p, NULL);
-}
-
 static void test_length_part(void) {
     char out[512], p[600];
     tpath(out, sizeof out, "bench");
@@ -145,7 +132,7 @@ static void test_profile_part(void) {
     snprintf(p, sizeof p, "%s/profile.csv", out);
     char *csv = read_all(p, NULL);
     const char *hdr = "config,kind,threads,op,direction,cpu_ms_per_step,pct_of_step_cpu,wall_ms_per_step,"
-                      "pool_wait_ms,flops_per_step,bytes_per_step,gflops,pct_busy,gbs,pct_of_membw\n";
+                      "pool_wait_ms,flops_per_step,bytes_per_step,gflops,pct_busy,gbs,pct_of_membw,precision\n";
     CHECK(csv && !strncmp(csv, hdr, strlen(hdr)));
     // every role of the baby model, both directions, plus the step's other parts
     const char *flop_rows[] = {"\nbaby,linear,1,attn.qkv,fwd,", "\nbaby,linear,1,attn,fwd,", "\nbaby,linear,1,attn,bwd,",

@@ -3,7 +3,8 @@
 // its folder evaluates and samples in fp32 on any CPU, and on a CPU without
 // AVX-512 BF16 (simulated: LMTRAIN_CPU_NO_BF16, kernels/bf16.h) training,
 // resuming, ablating and benchmarking bf16 are refused with exit 2 and
-// nothing written; bench --precision fp32,bf16 measures both side by side.
+// nothing written; bench --precision fp32,bf16 measures both side by side
+// (parts train and profile).
 #include "../test.h"
 #include "e2e.h"
 #include "kernels/bf16.h"
@@ -148,13 +149,25 @@ static void test_refused_without_bf16(void) {
     free(after);
 }
 
+// The first two CSV rows starting with `lead` ("\nbaby,linear,1,"): 1 if they
+// exist and the first ends ",fp32", the second ",bf16"; *f, *b get them
+// (from their '\n'), or NULL.
+static int fp32_then_bf16(const char *csv, const char *lead, const char **f, const char **b) {
+    *f = csv ? strstr(csv, lead) : NULL;
+    *b = *f ? strstr(*f + 1, lead) : NULL;
+    if (!*f || !*b) return 0;
+    const char *fe = strchr(*f + 1, '\n'), *be = strchr(*b + 1, '\n');
+    return fe && be && !strncmp(fe - 5, ",fp32", 5) && !strncmp(be - 5, ",bf16", 5);
+}
+
 // bench --precision fp32,bf16: a row of each, side by side, and their ratio;
-// bad or impossible precisions are usage errors that write nothing.
+// in part profile, each op's rows at both precisions, the matmuls' FLOPs the
+// same; bad or impossible precisions are usage errors that write nothing.
 static void test_bench_precision(void) {
     char out[512], p[600];
     tpath(out, sizeof out, "bench_prec");
     if (need_bf16()) {
-        char *argv[] = {"bench", "--quick", "--part", "train", "--sizes", "baby", "--kinds", "linear", "--threads", "1",
+        char *argv[] = {"bench", "--quick", "--part", "train,profile", "--sizes", "baby", "--kinds", "linear", "--threads", "1",
                         "--precision", "fp32,bf16", "--set", "model.layers=1", "--out", out, NULL};
         int rc = run_lmtrain(argv);
         CHECK(rc == 0);
@@ -163,12 +176,19 @@ static void test_bench_precision(void) {
         snprintf(p, sizeof p, "%s/throughput.csv", out);
         char *csv = read_all(p, NULL);
         CHECK(csv && strstr(csv, ",thread_efficiency,precision\n"));
-        const char *f = csv ? strstr(csv, "\nbaby,linear,1,") : NULL;
-        const char *b = f ? strstr(f + 1, "\nbaby,linear,1,") : NULL;
-        CHECK(f && b);
-        if (f && b) {
-            const char *fe = strchr(f + 1, '\n'), *be = strchr(b + 1, '\n');
-            CHECK(fe && be && !strncmp(fe - 5, ",fp32", 5) && !strncmp(be - 5, ",bf16", 5));
+        const char *f, *b;
+        CHECK(fp32_then_bf16(csv, "\nbaby,linear,1,", &f, &b));
+        free(csv);
+        CHECK(strstr(e2e_out, "bf16 / fp32, linear: whole step CPU x") != NULL);
+        snprintf(p, sizeof p, "%s/profile.csv", out);
+        csv = read_all(p, NULL);
+        CHECK(csv && strstr(csv, ",pct_of_membw,precision\n"));
+        // the same GEMM at both precisions: the same FLOPs (field 9), CPU time measured (field 5)
+        const char *mf, *mb;
+        CHECK(fp32_then_bf16(csv, "\nbaby,linear,1,mlp.fc,bwd,", &mf, &mb));
+        if (mf && mb) {
+            CHECK(csv_field(mf + 1, 9) > 0 && csv_field(mf + 1, 9) == csv_field(mb + 1, 9));
+            CHECK(csv_field(mf + 1, 5) > 0 && csv_field(mb + 1, 5) > 0);
         }
         free(csv);
     }
@@ -181,6 +201,8 @@ static void test_bench_precision(void) {
     setenv("LMTRAIN_CPU_NO_BF16", "1", 1);
     char *bad3[] = {"bench", "--out", bad_dir, "--part", "train", "--precision", "fp32,bf16", NULL};
     CHECK(run_lmtrain(bad3) == 2 && strstr(e2e_out, "AVX-512 BF16"));
+    char *bad4[] = {"bench", "--out", bad_dir, "--part", "profile", "--precision", "bf16", NULL};
+    CHECK(run_lmtrain(bad4) == 2 && strstr(e2e_out, "AVX-512 BF16"));
     unsetenv("LMTRAIN_CPU_NO_BF16");
     CHECK(!file_exists(bad_dir));
 }

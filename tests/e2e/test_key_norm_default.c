@@ -22,10 +22,9 @@ static char corpus[512];
 
 // Trains a two-step delta run into the run folder `dir` from a config whose [attention] is
 // `attention` (lines after "kind = delta"), with the options `extra` (up to
-// four, NULL-terminated) after the others. lmtrain's exit status.
+// eight, NULL-terminated) after the others. lmtrain's exit status.
 static int train_delta(const char *dir, const char *attention, char *const *extra) {
-    char cfg[512], text[2048];
-    tpath(cfg, sizeof cfg, "delta.ini");
+    char text[2048];
     snprintf(text, sizeof text,
              "[run]\nseed = 3\nthreads = 1\n[data]\npath = %s\nval_fraction = 0.2\n"
              "[model]\nlayers = 1\nheads = 2\nd_model = 16\nblock_size = 8\n"
@@ -33,10 +32,7 @@ static int train_delta(const char *dir, const char *attention, char *const *extr
              "[train]\nsteps = 2\nbatch_size = 2\nwarmup = 0\neval_every = 1\neval_batches = 1\n"
              "checkpoint_every = 1\n",
              corpus, attention);
-    write_text(cfg, text);
-    char *argv[9] = {"--config", cfg, "--out", (char *)dir};
-    for (int i = 0; extra && extra[i] && i < 4; i++) argv[4 + i] = extra[i];
-    return run_lmtrain(argv);
+    return train_from_text(dir, text, extra);
 }
 
 // 1 if `text` has the line "KEY<spaces>= VALUE" (config_write's layout).

@@ -19,8 +19,7 @@ static char corpus[512];
 // Trains (or with --resume continues) a small softmax run into `dir` up to
 // `steps`. lmtrain's exit status.
 static int train(const char *dir, const char *steps, int resume) {
-    char cfg[512], text[1024], set[64];
-    tpath(cfg, sizeof cfg, "fp32.ini");
+    char text[1024], set[64];
     snprintf(text, sizeof text,
              "[run]\nseed = 5\nthreads = 1\n[data]\npath = %s\nval_fraction = 0.2\n"
              "[model]\nlayers = 1\nheads = 2\nd_model = 16\nblock_size = 8\n"
@@ -28,10 +27,9 @@ static int train(const char *dir, const char *steps, int resume) {
              "[train]\nbatch_size = 2\nwarmup = 0\neval_every = 2\neval_batches = 1\n"
              "checkpoint_every = 2\n",
              corpus);
-    write_text(cfg, text);
     snprintf(set, sizeof set, "train.steps=%s", steps);
-    char *argv[] = {"--config", cfg, "--out", (char *)dir, "--set", set, resume ? "--resume" : NULL, NULL};
-    int rc = run_lmtrain(argv);
+    char *extra[] = {"--set", set, resume ? "--resume" : NULL, NULL};
+    int rc = train_from_text(dir, text, extra);
     if (rc) fprintf(stderr, "  %s\n", e2e_out);
     return rc;
 }

@@ -37,17 +37,14 @@ static char corpus[512];
 // A run folder of `kind` with learned positions and block_size BLOCK, its
 // checkpoint holding decisive weights. 0 on success.
 static int make_run(const char *kind, const char *dir) {
-    char cfg[512], text[2048];
-    tpath(cfg, sizeof cfg, "replay.ini");
+    char text[2048];
     snprintf(text, sizeof text,
              "[run]\nseed = 3\nthreads = 1\n[data]\npath = %s\nval_fraction = 0.2\n"
              "[model]\nlayers = 2\nheads = 2\nd_model = 16\nblock_size = %d\npos = learned\n"
              "[attention]\nkind = %s\nchunk = 3\n"
              "[train]\nsteps = 1\nbatch_size = 2\nwarmup = 0\neval_every = 1\neval_batches = 1\n",
              corpus, BLOCK, kind);
-    write_text(cfg, text);
-    char *argv[] = {"--config", cfg, "--out", (char *)dir, NULL};
-    int rc = run_lmtrain(argv);
+    int rc = train_from_text(dir, text, NULL);
     if (rc) fprintf(stderr, "  training %s: %s\n", kind, e2e_out);
     if (rc) return rc;
     LoadedRun r;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "small_model.h"
 #include "test.h"
 #include "util/pool.h"
 
@@ -36,12 +37,7 @@ typedef struct {
 static Step one_step(Model *m, Precision p, size_t B, size_t T) {
     Graph g;
     graph_build_prec(&g, m, B, T, p);
-    uint32_t s = 2024;
-    for (size_t i = 0; i < B * T; i++) {
-        s = s * 1664525u + 1013904223u;
-        g.tokens[i] = (int)((s >> 8) % m->V);
-        g.targets[i] = (int)((s >> 20) % m->V);
-    }
+    small_batch(&g, m->V, 2024);
     Step r;
     r.loss = graph_forward_backward(&g, m);
     r.grad = malloc(m->n_floats * sizeof(float));
@@ -62,16 +58,11 @@ static double rel_err(const float *a, const float *b, size_t n) {
 
 static void check_kind(const char *kind) {
     Config c;
-    config_defaults(&c);
-    snprintf(c.kind, sizeof c.kind, "%s", kind);
-    c.layers = 2;
-    c.heads = 2;
-    c.d_model = 64;
-    c.block_size = 32;
-    c.chunk = 16;
+    small_config(&c, (SmallModel){kind, .layers = 2, .heads = 2, .d_model = 64, .block_size = 32, .chunk = 16});
     const size_t V = 65, B = 4, T = 32;
     Model m;
     model_build(&m, &c, V);
+    CHECK(!strcmp(m.kind->name, kind));  // the set-up built the kind asked for
     Step f = one_step(&m, PRECISION_FP32, B, T);
     Step h = one_step(&m, PRECISION_BF16, B, T);
     double D = 4.0 * (double)m.L + 1.0;
@@ -116,21 +107,13 @@ static void bf16_step_near_fp32(void) {
 // fp32 through graph_build_prec is graph_build, bit for bit.
 static void fp32_prec_is_graph_build(void) {
     Config c;
-    config_defaults(&c);
-    c.layers = 1;
-    c.d_model = 32;
-    c.block_size = 16;
+    small_config(&c, (SmallModel){.layers = 1, .d_model = 32, .block_size = 16});
     Model m;
     model_build(&m, &c, 65);
     Step a = one_step(&m, PRECISION_FP32, 2, 16);
     Graph g;
     graph_build(&g, &m, 2, 16);
-    uint32_t s = 2024;
-    for (size_t i = 0; i < 32; i++) {
-        s = s * 1664525u + 1013904223u;
-        g.tokens[i] = (int)((s >> 8) % m.V);
-        g.targets[i] = (int)((s >> 20) % m.V);
-    }
+    small_batch(&g, m.V, 2024);
     double loss = graph_forward_backward(&g, &m);
     CHECK(loss == a.loss);
     CHECK(memcmp(a.grad, m.grad, m.n_floats * sizeof(float)) == 0);

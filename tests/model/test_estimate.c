@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "model/model.h"
+#include "small_model.h"
 #include "test.h"
 #include "train/optimizer.h"
 #include "util/pool.h"
@@ -31,19 +32,13 @@ typedef struct {
 
 static void check_shape(const Shape *s) {
     Config c;
-    config_defaults(&c);
-    snprintf(c.kind, sizeof c.kind, "%s", s->kind);
-    c.layers = s->layers;
-    c.heads = s->heads;
-    c.d_model = s->d_model;
-    c.block_size = s->block;
-    c.batch_size = s->batch;
-    c.chunk = s->chunk;
-    if (s->decay == DECAY_DATA) c.decay = DECAY_DATA;
+    small_config(&c, (SmallModel){s->kind, s->layers, s->heads, s->d_model, s->block, s->batch, s->chunk,
+                                  .decay = s->decay});
     const size_t V = 65;
     double before = resident_bytes();
     Model m;
     model_build(&m, &c, V);
+    CHECK(!strcmp(m.kind->name, s->kind) && (m.acfg.data_decay != 0) == (s->decay == DECAY_DATA));
     AdamW o;
     adamw_init(&o, &m);
     Graph g;

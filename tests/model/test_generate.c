@@ -13,6 +13,7 @@
 #include "decisive_weights.h"
 #include "model/generate.h"
 #include "model/model.h"
+#include "small_model.h"
 #include "util/err.h"
 #include "util/rng.h"
 
@@ -34,24 +35,18 @@ typedef struct {
 static void make_model_gated(Model *m, const Variant *v, size_t V, uint64_t seed, DecayMode decay,
                              KeyNorm key_norm) {
     Config c;
-    config_defaults(&c);
-    c.decay = decay;
+    small_config(&c, (SmallModel){v->kind, .layers = v->layers, .heads = 2, .d_model = 32, .block_size = v->block,
+                                  .pos = v->pos, .key_shift = v->key_shift, .output_norm = v->output_norm,
+                                  .decay = decay});
     c.key_norm = key_norm;
-    snprintf(c.kind, sizeof c.kind, "%s", v->kind);
-    c.layers = v->layers;
-    c.heads = 2;
-    c.d_model = 32;
     c.ffn_mult = v->ffn_mult;
-    c.block_size = v->block;
-    c.pos = v->pos;
-    c.key_shift = v->key_shift;
-    c.output_norm = v->output_norm;
     c.state_init = v->state_identity ? STATE_IDENTITY : STATE_ZERO;
     c.normalize = v->normalize;
     c.feature_map = v->fmap;
     c.chunk = 5;  // chunks that do not divide the lengths
     c.seed = seed;
     model_build(m, &c, V);
+    CHECK(!strcmp(m->kind->name, v->kind) && m->L == (size_t)v->layers);  // the set-up built what was asked
     decisive_weights(m, seed * 7919 + 1, -2.0f, 4.0f);  // λ in (0.12, 0.98)
 }
 

@@ -18,6 +18,7 @@
 #include "kernels/nn.h"
 #include "model/generate.h"
 #include "model/model.h"
+#include "small_model.h"
 #include "util/err.h"
 
 enum { VOCAB = 29 };
@@ -42,19 +43,13 @@ static const Variant VARIANTS[] = {
 
 static void make_model(Model *m, const Variant *v, uint64_t seed) {
     Config c;
-    config_defaults(&c);
-    snprintf(c.kind, sizeof c.kind, "%s", v->kind);
-    c.decay = v->decay;
-    c.layers = v->layers;
-    c.heads = 2;
-    c.d_model = v->d_model;
+    small_config(&c, (SmallModel){v->kind, .layers = v->layers, .heads = 2, .d_model = v->d_model,
+                                  .block_size = v->block, .pos = v->pos, .key_shift = v->key_shift,
+                                  .output_norm = v->output_norm, .decay = v->decay});
     c.ffn_mult = v->ffn_mult;
-    c.block_size = v->block;
-    c.pos = v->pos;
-    c.key_shift = v->key_shift;
-    c.output_norm = v->output_norm;
     c.seed = seed;
     model_build(m, &c, VOCAB);
+    CHECK(!strcmp(m->kind->name, v->kind) && m->C == (size_t)v->d_model);  // the set-up built what was asked
     decisive_weights(m, seed * 7919 + 1, -2.0f, 4.0f);
 }
 

@@ -16,6 +16,7 @@
 #include "../test.h"
 #include "config/config.h"
 #include "model/model.h"
+#include "small_model.h"
 
 #define V_TEST 65  // tinyshakespeare's vocabulary size
 
@@ -55,15 +56,13 @@ static void check_normal(const Tensor *t, double sigma) {
 
 static void check_model(const char *kind, int layers, int heads, const char *decay_init) {
     Config c;
-    config_defaults(&c);
-    snprintf(c.kind, sizeof c.kind, "%s", kind);
-    c.layers = layers;
-    c.heads = heads;
+    small_config(&c, (SmallModel){kind, .layers = layers, .heads = heads});
     char set[256];
     snprintf(set, sizeof set, "attention.decay_init=%s", decay_init);
     CHECK(config_set(&c, set) == 0);
     Model m;
     model_build(&m, &c, V_TEST);
+    CHECK(!strcmp(m.kind->name, kind) && m.L == (size_t)layers && m.H == (size_t)heads);
     double residual = 0.02 / sqrt(2.0 * layers);
     size_t n_theta = 0, n_residual = 0;
     for (size_t i = 0; i < m.n_params; i++) {

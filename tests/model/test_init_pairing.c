@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "small_model.h"
 #include "test.h"
 
 static const char *const KINDS[] = {"softmax", "linear", "linear_decay", "delta"};
@@ -13,15 +14,11 @@ enum { N_KINDS = sizeof KINDS / sizeof KINDS[0], V = 29 };
 
 static void build(Model *m, const char *kind, unsigned long long seed, int output_norm) {
     Config c;
-    config_defaults(&c);
-    strcpy(c.kind, kind);
-    c.layers = 2;
-    c.heads = 2;
-    c.d_model = 16;
-    c.block_size = 8;
+    small_config(&c, (SmallModel){kind, .layers = 2, .heads = 2, .d_model = 16, .block_size = 8,
+                                  .output_norm = output_norm});
     c.seed = seed;
-    c.output_norm = output_norm;
     model_build(m, &c, V);
+    CHECK(!strcmp(m->kind->name, kind));  // the set-up built the kind asked for
 }
 
 static const Tensor *find(const Model *m, const char *name) {

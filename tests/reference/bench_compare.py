@@ -3,7 +3,7 @@
 on the baby model for each attention kind.
 
     /usr/bin/python3 tests/reference/bench_compare.py [--lmtrain ./lmtrain] [--rounds 5]
-        [--kinds softmax,linear,linear_decay] [--threads 1] [--seconds 3] [--blas-dir DIR]
+        [--kinds softmax,linear,linear_decay] [--threads 1] [--seconds 3] [--blas-dir DIR] [--no-bf16]
     (or `make bench-compare`, options in BENCH_COMPARE_ARGS)
 
 Needs PyTorch (Debian: apt-get install python3-torch); not part of `make test`.
@@ -24,6 +24,14 @@ batch of random tokens (12 x 64), eager mode. Its linear kinds use the naive
 masked form, what a PyTorch user writes for a 64-token context. The lmtrain
 side is `lmtrain bench --part train --sizes baby --kinds K` (the same step on
 the same model and batch shape).
+
+Where the CPU has AVX-512 BF16, lmtrain is also timed with `--precision bf16`
+([train] precision = bf16: the matmuls' operands rounded to bfloat16, fp32
+accumulation) right after its fp32 measurement, and printed as extra columns:
+lmtrain bf16 against the same PyTorch figures, which stay fp32 (PyTorch's
+bf16 on CPU is another experiment; this one compares lmtrain's two paths with
+one fixed reference), and bf16 against lmtrain fp32. On a CPU without it the
+script says so and leaves the columns out (--no-bf16 leaves them out anyway).
 
 The machine may be shared, so the two run one after the other, kind by kind,
 interleaved over several rounds, and the ratio is taken within a round (both
@@ -63,10 +71,26 @@ def torch_rate(kind, seconds):
     return B * T * steps / wall, B * T * steps / cpu, steps
 
 
-def lmtrain_rate(exe, kind, threads, seconds, out):
+def lmtrain_cmd(exe, kind, threads, seconds, out, precision):
+    return [exe, 'bench', '--part', 'train', '--sizes', 'baby', '--kinds', kind, '--threads', str(threads),
+            '--min-seconds', str(seconds), '--precision', precision, '--out', out]
+
+
+def bf16_missing(exe, out):
+    """Why `lmtrain bench --precision bf16` is refused here (lmtrain's own message), or None if it runs."""
+    cmd = lmtrain_cmd(exe, 'linear', 1, 0.01, os.path.join(out, 'bf16_check'), 'bf16')
+    cmd[cmd.index('--part') + 1] = 'peak'  # the precision check alone, not a training measurement
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode == 2 and 'AVX-512 BF16' in r.stderr:
+        return r.stderr.strip()
+    if r.returncode != 0:
+        sys.exit(f'bench_compare: {" ".join(cmd)} failed:\n{r.stderr}')
+    return None
+
+
+def lmtrain_rate(exe, kind, threads, seconds, out, precision='fp32'):
     """(tokens/s wall, tokens per CPU-second) from `lmtrain bench --part train` on the baby model."""
-    cmd = [exe, 'bench', '--part', 'train', '--sizes', 'baby', '--kinds', kind, '--threads', str(threads),
-           '--min-seconds', str(seconds), '--out', out]
+    cmd = lmtrain_cmd(exe, kind, threads, seconds, out, precision)
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.exit(f'bench_compare: {" ".join(cmd)} failed:\n{r.stderr}')
@@ -84,6 +108,7 @@ def main():
     ap.add_argument('--threads', type=int, default=1, help='threads for both (default 1)')
     ap.add_argument('--seconds', type=float, default=3.0, help='timed seconds per measurement (default 3)')
     ap.add_argument('--blas-dir', help='a folder holding the libblas.so.3 PyTorch should load')
+    ap.add_argument('--no-bf16', action='store_true', help='leave out lmtrain with --precision bf16')
     a = ap.parse_args()
     if a.blas_dir and os.environ.get('BENCH_COMPARE_BLAS') != a.blas_dir:
         if not os.path.isfile(os.path.join(a.blas_dir, 'libblas.so.3')):
@@ -115,23 +140,48 @@ def main():
           f'{", ".join(blas)}), baby model (configs/<kind>.ini: L4 H4 C128, T64, B12), {a.rounds} rounds, '
           f'{a.threads} thread(s) each, load average {os.getloadavg()[0]:.1f} at start')
     print(f'PyTorch matmul 768 x 128 x 512: {mm_gflops:.1f} GFLOP/s per CPU-second')
-    print(f'{"round":>5} {"kind":<13} {"torch tok/s":>12} {"lmtrain tok/s":>14} {"ratio":>6}   '
-          f'{"torch tok/cpu-s":>15} {"lmtrain tok/cpu-s":>17} {"ratio":>6}')
-    ratios = {k: ([], []) for k in kinds}
+    # ratios[k][name]: per round; 'w'/'c' lmtrain fp32 / torch (wall, CPU), 'bw'/'bc' lmtrain bf16 / torch,
+    # 'bl' lmtrain bf16 / lmtrain fp32 per CPU-second
+    ratios = {k: {n: [] for n in ('w', 'c', 'bw', 'bc', 'bl')} for k in kinds}
     with tempfile.TemporaryDirectory() as tmp:
+        why = 'left out (--no-bf16)' if a.no_bf16 else bf16_missing(a.lmtrain, tmp)
+        bf16 = why is None
+        print('lmtrain bf16 ([train] precision = bf16, measured right after its fp32; PyTorch stays fp32): ' +
+              ('measured' if bf16 else f'not measured: {why}'))
+        head = (f'{"round":>5} {"kind":<13} {"torch tok/s":>12} {"lmtrain tok/s":>14} {"ratio":>6}   '
+                f'{"torch tok/cpu-s":>15} {"lmtrain tok/cpu-s":>17} {"ratio":>6}')
+        if bf16:
+            head += f'   {"bf16 tok/s":>10} {"ratio":>6} {"bf16 tok/cpu-s":>14} {"ratio":>6} {"/fp32":>6}'
+        print(head)
         for rnd in range(1, a.rounds + 1):
             for k in kinds:
                 tw, tc, _ = torch_rate(k, a.seconds)
                 lw, lc = lmtrain_rate(a.lmtrain, k, a.threads, a.seconds, tmp)
-                ratios[k][0].append(lw / tw)
-                ratios[k][1].append(lc / tc)
-                print(f'{rnd:>5} {k:<13} {tw:>12.0f} {lw:>14.0f} {lw / tw:>5.2f}x   {tc:>15.0f} {lc:>17.0f} '
-                      f'{lc / tc:>5.2f}x', flush=True)
+                r = ratios[k]
+                r['w'].append(lw / tw)
+                r['c'].append(lc / tc)
+                line = (f'{rnd:>5} {k:<13} {tw:>12.0f} {lw:>14.0f} {lw / tw:>5.2f}x   {tc:>15.0f} {lc:>17.0f} '
+                        f'{lc / tc:>5.2f}x')
+                if bf16:
+                    bw, bc = lmtrain_rate(a.lmtrain, k, a.threads, a.seconds, tmp, 'bf16')
+                    r['bw'].append(bw / tw)
+                    r['bc'].append(bc / tc)
+                    r['bl'].append(bc / lc)
+                    line += f'   {bw:>10.0f} {bw / tw:>5.2f}x {bc:>14.0f} {bc / tc:>5.2f}x {bc / lc:>5.2f}x'
+                print(line, flush=True)
+
+    def med(v):
+        return f'{statistics.median(v):.2f}x ({min(v):.2f} .. {max(v):.2f})'
     print('\nmedian ratio lmtrain / PyTorch over the rounds (min .. max):')
     for k in kinds:
-        w, c = ratios[k]
-        print(f'  {k:<13} tokens/s {statistics.median(w):.2f}x ({min(w):.2f} .. {max(w):.2f})   '
-              f'tokens per CPU-second {statistics.median(c):.2f}x ({min(c):.2f} .. {max(c):.2f})')
+        r = ratios[k]
+        print(f'  {k:<13} tokens/s {med(r["w"])}   tokens per CPU-second {med(r["c"])}')
+    if bf16:
+        print('lmtrain bf16 / PyTorch fp32, and lmtrain bf16 / lmtrain fp32 (tokens per CPU-second):')
+        for k in kinds:
+            r = ratios[k]
+            print(f'  {k:<13} tokens/s {med(r["bw"])}   tokens per CPU-second {med(r["bc"])}   '
+                  f'bf16 / fp32 {med(r["bl"])}')
     print(f'load average at end {os.getloadavg()[0]:.1f}')
 
 
