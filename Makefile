@@ -8,8 +8,8 @@
 #                     SEEDS=1 the quick one-seed version)
 #   make recall       associative recall, 7 kinds x 3 seeds: state size and pairs sweeps (runs/recall;
 #                     RECALL_STEPS steps each, default 500)
-#   make recall-long  recall at 5 000 steps: 8 pairs at head size 8, 32 pairs at head size 16
-#                     (runs/recall_long; ~50 CPU-minutes, ~25 min on 2 idle cores)
+#   make recall-long  recall at 5 000 steps: 8 pairs at head size 8, 32 and 16 pairs at head size
+#                     16 and block 128 (runs/recall_long; ~82 CPU-minutes, ~41 min on 2 idle cores)
 #   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
 #   make bench-compare  lmtrain vs PyTorch training tokens/s on this machine (needs python3-torch)
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
@@ -145,24 +145,30 @@ recall: $(BIN)
 #   state8:  8 pairs at head size 8 (d_model 32), block 64 -> runs/recall_long/state8
 #   pairs32: 32 pairs at head size 16 (d_model 64) at block 128, vocab 128 and 16
 #            sequences a step (the same 2 048 tokens)      -> runs/recall_long/pairs32
-# 42 runs, the same plan/xargs/--resume shape as `make recall` (a second
-# `make recall-long` trains nothing). Measured: 49 min of wall time and 3 029
-# CPU-s (user + sys) with 2 runs at once on a machine shared with other jobs
-# (load 6-8 on 2 cores), so about 25 min on 2 idle cores (docs/recall.md).
+#   pairs16: 16 pairs with the same block-128 settings, the same-block cell to
+#            compare 32 pairs with                        -> runs/recall_long/pairs16
+# 63 runs, the same plan/xargs/--resume shape as `make recall` (a second
+# `make recall-long` trains nothing). Measured: 4 941 CPU-s (user + sys; state8
+# and pairs32 3 029, pairs16 1 912) and 85 min of wall time with 2 runs at once
+# on a machine shared with other jobs (load 2-9 on 2 cores), so about 41 min
+# on 2 idle cores (docs/recall.md).
 RECALL_LONG_STEPS  ?= 5000
 RECALL_LONG_COMMON := $(RECALL_CONFIGS) --seeds 3 --set run.seed=1 --set train.steps=$(RECALL_LONG_STEPS) \
                       --set train.eval_every=500
 RECALL_BLOCK128    := --set model.block_size=128 --set data.vocab=128 --set train.batch_size=16
 RECALL_LONG_STATE  := $(RECALL_LONG_COMMON) --set model.d_model=32 --out runs/recall_long/state8
 RECALL_LONG_P32    := $(RECALL_LONG_COMMON) $(RECALL_BLOCK128) --set data.pairs=32 --out runs/recall_long/pairs32
+RECALL_LONG_P16    := $(RECALL_LONG_COMMON) $(RECALL_BLOCK128) --set data.pairs=16 --out runs/recall_long/pairs16
 recall-long: $(BIN)
 	@mkdir -p runs/recall_long
 	./$(BIN) ablate $(RECALL_LONG_STATE) --plan --jobs $(RECALL_JOBS) > runs/recall_long/plan.txt
 	./$(BIN) ablate $(RECALL_LONG_P32) --plan --jobs $(RECALL_JOBS) >> runs/recall_long/plan.txt
+	./$(BIN) ablate $(RECALL_LONG_P16) --plan --jobs $(RECALL_JOBS) >> runs/recall_long/plan.txt
 	$(call run_plan,runs/recall_long/plan.txt,runs/recall_long/train.log)
 	./$(BIN) ablate $(RECALL_LONG_STATE) --resume >> runs/recall_long/train.log
 	./$(BIN) ablate $(RECALL_LONG_P32) --resume >> runs/recall_long/train.log
-	@echo "recall-long: runs/recall_long/state8 and pairs32: report.md in each"
+	./$(BIN) ablate $(RECALL_LONG_P16) --resume >> runs/recall_long/train.log
+	@echo "recall-long: runs/recall_long/state8, pairs32 and pairs16: report.md in each"
 
 # report.html opened in a real browser: every chart and table rendered, no
 # parse error, not a blank page (tests/html/render_check.sh; CI runs it)
