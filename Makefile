@@ -8,6 +8,8 @@
 #                     SEEDS=1 the quick one-seed version)
 #   make recall       associative recall, 7 kinds x 3 seeds: state size and pairs sweeps (runs/recall;
 #                     RECALL_STEPS steps each, default 500)
+#   make recall-long  recall at 5 000 steps: 8 pairs at head size 8, 32 pairs at head size 16
+#                     (runs/recall_long; ~50 CPU-minutes, ~25 min on 2 idle cores)
 #   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
 #   make bench-compare  lmtrain vs PyTorch training tokens/s on this machine (needs python3-torch)
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
@@ -58,7 +60,7 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test test-html data ablation recall bench bench-compare clean
+.PHONY: all test test-html data ablation recall recall-long bench bench-compare clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -116,6 +118,10 @@ ablation: data $(BIN)
 # whose run folder exists are left out, and `ablate --resume` then finishes
 # any interrupted run and writes each report (only the reports if all are
 # done: a second `make recall` trains nothing).
+# $(call run_plan,PLAN,LOG): the lines of PLAN (from `ablate --plan`) whose run
+# folder does not exist yet, RECALL_JOBS at once; their output to LOG.
+run_plan = awk '{ for (i = 1; i < NF; i++) if ($$i == "--out") d = $$(i + 1); if (system("test -e " d)) print }' \
+	    $(1) | tr '\n' '\0' | xargs -0 -r -n 1 -P $(RECALL_JOBS) sh -c > $(2)
 RECALL_CONFIGS := $(patsubst %,configs/recall_%.ini,linear softmax linear_decay delta delta_sum \
                   linear_decay_data delta_data)
 RECALL_STEPS   ?= 500
@@ -128,11 +134,35 @@ recall: $(BIN)
 	@mkdir -p runs/recall
 	./$(BIN) ablate $(RECALL_STATE) --plan --jobs $(RECALL_JOBS) > runs/recall/plan.txt
 	./$(BIN) ablate $(RECALL_PAIRS) --plan --jobs $(RECALL_JOBS) >> runs/recall/plan.txt
-	awk '{ for (i = 1; i < NF; i++) if ($$i == "--out") d = $$(i + 1); if (system("test -e " d)) print }' \
-	    runs/recall/plan.txt | tr '\n' '\0' | xargs -0 -r -n 1 -P $(RECALL_JOBS) sh -c > runs/recall/train.log
+	$(call run_plan,runs/recall/plan.txt,runs/recall/train.log)
 	./$(BIN) ablate $(RECALL_STATE) --resume >> runs/recall/train.log
 	./$(BIN) ablate $(RECALL_PAIRS) --resume >> runs/recall/train.log
 	@echo "recall: runs/recall/state/report.md (state size) and runs/recall/pairs/report.md (pairs)"
+
+# Long recall (docs/recall.md, "Capacity: 5 000 steps"): capacity, not learning
+# speed. The same 7 kinds x seeds 1, 2, 3, RECALL_LONG_STEPS (5 000) steps each,
+# validation every 500 steps:
+#   state8:  8 pairs at head size 8 (d_model 32), block 64 -> runs/recall_long/state8
+#   pairs32: 32 pairs at head size 16 (d_model 64) at block 128, vocab 128 and 16
+#            sequences a step (the same 2 048 tokens)      -> runs/recall_long/pairs32
+# 42 runs, the same plan/xargs/--resume shape as `make recall` (a second
+# `make recall-long` trains nothing). Measured: 49 min of wall time and 3 029
+# CPU-s (user + sys) with 2 runs at once on a machine shared with other jobs
+# (load 6-8 on 2 cores), so about 25 min on 2 idle cores (docs/recall.md).
+RECALL_LONG_STEPS  ?= 5000
+RECALL_LONG_COMMON := $(RECALL_CONFIGS) --seeds 3 --set run.seed=1 --set train.steps=$(RECALL_LONG_STEPS) \
+                      --set train.eval_every=500
+RECALL_BLOCK128    := --set model.block_size=128 --set data.vocab=128 --set train.batch_size=16
+RECALL_LONG_STATE  := $(RECALL_LONG_COMMON) --set model.d_model=32 --out runs/recall_long/state8
+RECALL_LONG_P32    := $(RECALL_LONG_COMMON) $(RECALL_BLOCK128) --set data.pairs=32 --out runs/recall_long/pairs32
+recall-long: $(BIN)
+	@mkdir -p runs/recall_long
+	./$(BIN) ablate $(RECALL_LONG_STATE) --plan --jobs $(RECALL_JOBS) > runs/recall_long/plan.txt
+	./$(BIN) ablate $(RECALL_LONG_P32) --plan --jobs $(RECALL_JOBS) >> runs/recall_long/plan.txt
+	$(call run_plan,runs/recall_long/plan.txt,runs/recall_long/train.log)
+	./$(BIN) ablate $(RECALL_LONG_STATE) --resume >> runs/recall_long/train.log
+	./$(BIN) ablate $(RECALL_LONG_P32) --resume >> runs/recall_long/train.log
+	@echo "recall-long: runs/recall_long/state8 and pairs32: report.md in each"
 
 # report.html opened in a real browser: every chart and table rendered, no
 # parse error, not a blank page (tests/html/render_check.sh; CI runs it)

@@ -209,10 +209,14 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
             for (size_t j = r + 1; j < L; j++) ar[j] = 0.0f;
         }
         // Ñ = diag(λ^(r+1)) Φq S̃ + A Ṽ                  // (L, w)
-        gemm_w(p, 0, L, d, s.phq, d, s.st, 0.0f, s.nt);
-        for (size_t r = 0; r < L; r++)
-            for (size_t j = 0; j < w; j++) s.nt[r * w + j] *= s.eq[r];
-        gemm_w(p, 0, L, L, s.a, L, s.vt, 1.0f, s.nt);
+        // (the first chunk reads S̃ = 0 unless state_identity: no read-out)
+        int zero_state = c == 0 && !p->state_identity;
+        if (!zero_state) {
+            gemm_w(p, 0, L, d, s.phq, d, s.st, 0.0f, s.nt);
+            for (size_t r = 0; r < L; r++)
+                for (size_t j = 0; j < w; j++) s.nt[r * w + j] *= s.eq[r];
+        }
+        gemm_w(p, 0, L, L, s.a, L, s.vt, zero_state ? 0.0f : 1.0f, s.nt);
 
         for (size_t r = 0; r < L; r++) {
             const float *nr = s.nt + r * w;
@@ -242,6 +246,16 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
 // Reverse sweep over chunks carrying dS̃ = dL/d(state after the chunk).
 // db accumulates dL/db_r: a factor exp(b_r − b_s) contributes +x to db_r and
 // −x to db_s, x = factor × (its coefficient's gradient); exp(b_r) only +x.
+//
+// Products with a zero operand are skipped: the last chunk's dS̃' (the final
+// state feeds nothing), the first chunk's S̃ (S0 = 0 unless state_identity),
+// and the first chunk's dS̃ update (nothing reads it). Skipping changes no
+// bit of a finite result: a skipped product gives exactly +0 (every term is
+// ±0, summed from +0), its db terms add +0, and the product that follows it
+// with beta = 1 computes t + (+0), which is t (what it now writes with
+// beta = 0) for every t but −0 — and a chain of FMAs from +0 ends at −0 only
+// if its terms are all zero or underflow. The forward skips the first
+// chunk's read-out of S̃ = 0 the same way. linear_flops counts what runs.
 
 double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float *dll_t,
                          const float *dy, const float *y, const float *saved, float *scratch,
@@ -256,6 +270,7 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
     for (size_t c = nch; c-- > 0;) {
         size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         const float *st = sv.states + c * d * w;  // S̃ entering this chunk, (d, w)
+        int zero_state = c == 0 && !p->state_identity, zero_dst = c + 1 == nch;
         load_chunk(p, &s, t0, L, q, k, v);
         float es = chunk_decay(p, &s, t0, L);
 
@@ -301,41 +316,49 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
 
         // Ñ += diag(exp b_r) Φq S̃:  dΦq_r = exp(b_r) (dÑ S̃ᵀ)_r,
         //   db_r += exp(b_r) φq_r · (dÑ S̃ᵀ)_r
-        gemm_serial(0, 1, L, d, w, 1.0f, s.nt, w, st, w, 0.0f, s.dphq, d);
-        for (size_t r = 0; r < L; r++) {
-            float *xr = s.dphq + r * d;
-            db[r] += s.eq[r] * dot(xr, s.phq + r * d, d);
-            for (size_t i = 0; i < d; i++) xr[i] *= s.eq[r];
+        if (!zero_state) {
+            gemm_serial(0, 1, L, d, w, 1.0f, s.nt, w, st, w, 0.0f, s.dphq, d);
+            for (size_t r = 0; r < L; r++) {
+                float *xr = s.dphq + r * d;
+                db[r] += s.eq[r] * dot(xr, s.phq + r * d, d);
+                for (size_t i = 0; i < d; i++) xr[i] *= s.eq[r];
+            }
         }
-        gemm_serial(0, 0, L, d, L, 1.0f, s.g, L, s.phk, d, 1.0f, s.dphq, d);  // + (G⊙D) Φk
+        gemm_serial(0, 0, L, d, L, 1.0f, s.g, L, s.phk, d, zero_state ? 0.0f : 1.0f, s.dphq, d);  // + (G⊙D) Φk
 
         // S̃' = ... + Φkᵀ diag(exp(b_{L-1} − b_s)) Ṽ:  dΦk_s = ek_s (Ṽ dS̃'ᵀ)_s,
         //   x_s = ek_s φk_s · (Ṽ dS̃'ᵀ)_s goes to db_{L-1} − db_s
-        gemm_serial(0, 1, L, d, w, 1.0f, s.vt, w, s.dst, w, 0.0f, s.dphk, d);
-        for (size_t j = 0; j < L; j++) {
-            float *zr = s.dphk + j * d;
-            if (j + 1 < L) {  // j = L-1 nets to 0
-                double x = s.ek[j] * dot(zr, s.phk + j * d, d);
-                db[L - 1] += x;
-                db[j] -= x;
+        if (!zero_dst) {
+            gemm_serial(0, 1, L, d, w, 1.0f, s.vt, w, s.dst, w, 0.0f, s.dphk, d);
+            for (size_t j = 0; j < L; j++) {
+                float *zr = s.dphk + j * d;
+                if (j + 1 < L) {  // j = L-1 nets to 0
+                    double x = s.ek[j] * dot(zr, s.phk + j * d, d);
+                    db[L - 1] += x;
+                    db[j] -= x;
+                }
+                for (size_t i = 0; i < d; i++) zr[i] *= s.ek[j];
             }
-            for (size_t i = 0; i < d; i++) zr[i] *= s.ek[j];
         }
-        gemm_serial(1, 0, L, d, L, 1.0f, s.g, L, s.phq, d, 1.0f, s.dphk, d);  // + (G⊙D)ᵀ Φq
+        gemm_serial(1, 0, L, d, L, 1.0f, s.g, L, s.phq, d, zero_dst ? 0.0f : 1.0f, s.dphk, d);  // + (G⊙D)ᵀ Φq
 
         // dṼ_s = λ^(L-1-s) (Φk dS̃')_s + ((Φq Φkᵀ ⊙ D)ᵀ dÑ)_s
-        gemm_w(p, 0, L, d, s.phk, d, s.dst, 0.0f, s.dvt);
-        for (size_t j = 0; j < L; j++)
-            for (size_t i = 0; i < w; i++) s.dvt[j * w + i] *= s.ek[j];
-        gemm_w(p, 1, L, L, s.a, L, s.nt, 1.0f, s.dvt);
+        if (!zero_dst) {
+            gemm_w(p, 0, L, d, s.phk, d, s.dst, 0.0f, s.dvt);
+            for (size_t j = 0; j < L; j++)
+                for (size_t i = 0; i < w; i++) s.dvt[j * w + i] *= s.ek[j];
+        }
+        gemm_w(p, 1, L, L, s.a, L, s.nt, zero_dst ? 0.0f : 1.0f, s.dvt);
 
         // S̃' = exp(b_{L-1}) S̃ + ...:  db_{L-1} += exp(b_{L-1}) <S̃, dS̃'>;
         // dS̃ = exp(b_{L-1}) dS̃' + Φqᵀ diag(exp b_r) dÑ   (rows of dÑ scaled in place, last use)
-        db[L - 1] += es * dot(st, s.dst, d * w);
+        if (!zero_state && !zero_dst) db[L - 1] += es * dot(st, s.dst, d * w);
         dll += chunk_decay_grad(&s, t0, L, dll_t);
-        for (size_t r = 0; r < L; r++)
-            for (size_t i = 0; i < w; i++) s.nt[r * w + i] *= s.eq[r];
-        gemm_w(p, 1, d, L, s.phq, d, s.nt, es, s.dst);
+        if (c > 0) {
+            for (size_t r = 0; r < L; r++)
+                for (size_t i = 0; i < w; i++) s.nt[r * w + i] *= s.eq[r];
+            gemm_w(p, 1, d, L, s.phq, d, s.nt, es, s.dst);
+        }
 
         // through φ, and ADD into the caller's gradients
         // (s.phq, s.phk still hold φ(q), φ(k): the slope reuses them)

@@ -36,6 +36,7 @@ typedef struct {
     int quick;                             // fewer and shorter repetitions
     int threads;                           // threads per measurement (resolved, >= 1)
     int min_reps;                          // timed repetitions per point, at least ...
+    int train_min_reps;                    // ... (part train: its own floor, see bench.c) ...
     double min_seconds;                    // ... and at least this much timed wall time
     int max_reps;
     double max_point_s;                    // length: skip a point predicted to take longer

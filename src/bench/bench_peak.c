@@ -79,7 +79,7 @@ int bench_part_peak(BenchOpts *o) {
     fprintf(a.f, "%s,%d,%.2f,%.2f\n", peak_isa(), o->threads, ra.out[0], ra.out[1]);
     if ((rc = atomic_commit(&a))) return rc;
 
-    printf("  memory read bandwidth, 1 thread (sum of a 256 MiB buffer, best of %d): %.1f GB/s\n"
+    printf("  memory read bandwidth, 1 thread (sum of a 256 MiB buffer, best of %d): %.1f GB/s per CPU-second\n"
            "  the same from cache (an 8 MiB buffer: past L2, in L3 on most machines): %.1f GB/s\n\n",
            bw_trials, o->mem_gbs, rb.out[1]);
     if ((rc = atomic_open_in(&a, o->out, "membw.csv"))) return rc;

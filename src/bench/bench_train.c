@@ -80,7 +80,9 @@ static int train_child(void *ctx, double *out) {
     pool_init(j->o->threads);
     BenchTrainer x;
     bench_trainer_init(&x, &j->size, j->kind, j->precision);
-    BenchTime t = bench_time(j->o, NULL, train_step, &x);
+    BenchOpts o = *j->o;
+    o.min_reps = o.train_min_reps;
+    BenchTime t = bench_time(&o, NULL, train_step, &x);
     BenchFlops f = bench_flops_per_token(&x.m, (size_t)j->size.block_size);
     bench_time_store(&t, out);
     out[OUT_DENSE] = f.dense;

@@ -7,6 +7,6 @@
 #pragma once
 #include <stddef.h>
 
-// GB/s (1e9 bytes) of one thread reading `bytes` bytes, best of `trials`
-// passes. Returns 0 if the buffer cannot be allocated.
+// GB/s (1e9 bytes) per CPU-second of one thread reading `bytes` bytes, best
+// of `trials` passes. Returns 0 if the buffer cannot be allocated.
 double membw_read_gbs(size_t bytes, int trials);

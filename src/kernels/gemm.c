@@ -32,6 +32,12 @@
 // on average on the busy 2-core target, so smaller splits lose.
 #define GEMM_MIN_TASK_FMA ((size_t)1 << 21)
 
+// A block of at most this many rows of C reads op(B) = B in place instead of
+// packing it: a packed B panel is reused by every row tile of the block, so
+// for the few row tiles of the attention kinds' small per-head products the
+// packing costs as much as it saves.
+#define GEMM_B_IN_PLACE_ROWS 64
+
 // ---------------------------------------------------------------- reference
 
 void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
@@ -128,12 +134,19 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
     }
 #endif
     PackBufs *pb = gemm_pack_bufs();
+#if defined(GEMM_HAS_MICRO_ROWS)
+    int b_in_place = !g->transB && m1 - m0 <= GEMM_B_IN_PLACE_ROWS;
+#endif
     for (size_t jc = n0; jc < n1; jc += GEMM_NC) {
         size_t nc = n1 - jc < GEMM_NC ? n1 - jc : GEMM_NC;
         for (size_t pc = 0; pc < g->K; pc += GEMM_KC) {
             size_t kc = g->K - pc < GEMM_KC ? g->K - pc : GEMM_KC;
             float beta = pc == 0 ? g->beta : 1.0f;
-            gemm_pack_b(pb->b, g->transB, g->B, g->ldb, pc, kc, jc, nc);
+#if defined(GEMM_HAS_MICRO_ROWS)
+            const float *bk = g->B + pc * g->ldb + jc;  // op(B)[pc][jc] when read in place
+            if (!b_in_place)
+#endif
+                gemm_pack_b(pb->b, g->transB, g->B, g->ldb, pc, kc, jc, nc);
             for (size_t ic = m0; ic < m1; ic += GEMM_MC) {
                 size_t mc = m1 - ic < GEMM_MC ? m1 - ic : GEMM_MC;
 #if defined(GEMM_HAS_MICRO_ROWS)
@@ -143,8 +156,12 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
                         size_t nr = nc - jr < GEMM_NR ? nc - jr : GEMM_NR;
                         for (size_t ir = 0; ir < mc; ir += GEMM_MR) {
                             size_t mr = mc - ir < GEMM_MR ? mc - ir : GEMM_MR;
-                            gemm_micro_rows(kc, g->A + (ic + ir) * g->lda + pc, g->lda, pb->b + jr * kc,
-                                            g->C + (ic + ir) * g->ldc + jc + jr, g->ldc, mr, nr, g->alpha, beta);
+                            const float *a = g->A + (ic + ir) * g->lda + pc;
+                            float *c = g->C + (ic + ir) * g->ldc + jc + jr;
+                            if (b_in_place)
+                                gemm_micro_rows_b(kc, a, g->lda, bk + jr, g->ldb, c, g->ldc, mr, nr, g->alpha, beta);
+                            else
+                                gemm_micro_rows(kc, a, g->lda, pb->b + jr * kc, c, g->ldc, mr, nr, g->alpha, beta);
                         }
                     }
                     continue;
@@ -155,9 +172,14 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
                     size_t nr = nc - jr < GEMM_NR ? nc - jr : GEMM_NR;
                     for (size_t ir = 0; ir < mc; ir += GEMM_MR) {
                         size_t mr = mc - ir < GEMM_MR ? mc - ir : GEMM_MR;
-                        gemm_micro(kc, pb->a + ir * kc, pb->b + jr * kc,
-                                   g->C + (ic + ir) * g->ldc + jc + jr, g->ldc, mr, nr, g->alpha,
-                                   beta);
+                        float *c = g->C + (ic + ir) * g->ldc + jc + jr;
+#if defined(GEMM_HAS_MICRO_ROWS)
+                        if (b_in_place) {
+                            gemm_micro_b(kc, pb->a + ir * kc, bk + jr, g->ldb, c, g->ldc, mr, nr, g->alpha, beta);
+                            continue;
+                        }
+#endif
+                        gemm_micro(kc, pb->a + ir * kc, pb->b + jr * kc, c, g->ldc, mr, nr, g->alpha, beta);
                     }
                 }
             }

@@ -102,18 +102,29 @@ void gemm_pack_b(float *bp, int transB, const float *B, size_t ldb, size_t k0, s
 // step k is a[i][k * astep] (packed: a[i] = ap + i, astep = GEMM_MR; in place:
 // a[i] = row i of A, astep = 1). `half`: an edge tile at most 16 columns wide
 // (N = 33 leaves one per row block: the fast-weight kinds' [v | 1] width)
-// computes only the first 16 of the 32 columns. Every variant runs the same
-// per-element chain, so results never depend on which one ran.
+// computes only the first 16 of the 32 columns. B likewise: ldb == 0 reads a
+// packed sliver (step GEMM_NR, zero-padded), ldb > 0 reads row k of op(B) in
+// place at bp + k*ldb, its columns past nr masked to the same zeros. Every
+// variant runs the same per-element chain, so results never depend on which
+// one ran.
 static inline __attribute__((always_inline)) void micro_core(size_t kc, const float *const a[8], size_t astep,
-                                                             int half, const float *bp, float *c, size_t ldc,
-                                                             size_t mr, size_t nr, float alpha, float beta) {
+                                                             int half, const float *bp, size_t ldb, float *c,
+                                                             size_t ldc, size_t mr, size_t nr, float alpha,
+                                                             float beta) {
     __m512 acc[8][2];
 #pragma GCC unroll 8
     for (int i = 0; i < 8; i++) acc[i][0] = acc[i][1] = _mm512_setzero_ps();
     tile_prefetch(c, ldc, mr, half);
+    __mmask16 m0 = mask_first(nr), m1 = mask_first(nr > 16 ? nr - 16 : 0);
     for (size_t k = 0; k < kc; k++) {
-        __m512 b0 = _mm512_load_ps(bp + k * 32);
-        __m512 b1 = half ? b0 : _mm512_load_ps(bp + k * 32 + 16);
+        __m512 b0, b1;
+        if (ldb) {
+            b0 = _mm512_maskz_loadu_ps(m0, bp + k * ldb);
+            b1 = half ? b0 : _mm512_maskz_loadu_ps(m1, bp + k * ldb + 16);
+        } else {
+            b0 = _mm512_load_ps(bp + k * 32);
+            b1 = half ? b0 : _mm512_load_ps(bp + k * 32 + 16);
+        }
 #pragma GCC unroll 8
         for (int i = 0; i < 8; i++) {
             __m512 ai = _mm512_set1_ps(a[i][k * astep]);
@@ -128,19 +139,43 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
                 size_t nr, float alpha, float beta) {
     const float *a[8] = {ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5, ap + 6, ap + 7};
     if (nr <= 16)
-        micro_core(kc, a, GEMM_MR, 1, bp, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, GEMM_MR, 1, bp, 0, c, ldc, mr, nr, alpha, beta);
     else
-        micro_core(kc, a, GEMM_MR, 0, bp, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, GEMM_MR, 0, bp, 0, c, ldc, mr, nr, alpha, beta);
+}
+
+void gemm_micro_b(size_t kc, const float *ap, const float *B, size_t ldb, float *c, size_t ldc, size_t mr,
+                  size_t nr, float alpha, float beta) {
+    const float *a[8] = {ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5, ap + 6, ap + 7};
+    if (nr <= 16)
+        micro_core(kc, a, GEMM_MR, 1, B, ldb, c, ldc, mr, nr, alpha, beta);
+    else
+        micro_core(kc, a, GEMM_MR, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
+}
+
+// row i of the tile: row i of A, or for i >= mr row mr-1 again (read, unused)
+static void tile_rows(const float *a[8], const float *A, size_t lda, size_t mr) {
+    for (size_t i = 0; i < 8; i++) a[i] = A + (i < mr ? i : mr - 1) * lda;
 }
 
 void gemm_micro_rows(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc,
                      size_t mr, size_t nr, float alpha, float beta) {
     const float *a[8];
-    for (size_t i = 0; i < 8; i++) a[i] = A + (i < mr ? i : mr - 1) * lda;  // rows past mr: read, unused
+    tile_rows(a, A, lda, mr);
     if (nr <= 16)
-        micro_core(kc, a, 1, 1, bp, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, 1, 1, bp, 0, c, ldc, mr, nr, alpha, beta);
     else
-        micro_core(kc, a, 1, 0, bp, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, 1, 0, bp, 0, c, ldc, mr, nr, alpha, beta);
+}
+
+void gemm_micro_rows_b(size_t kc, const float *A, size_t lda, const float *B, size_t ldb, float *c, size_t ldc,
+                       size_t mr, size_t nr, float alpha, float beta) {
+    const float *a[8];
+    tile_rows(a, A, lda, mr);
+    if (nr <= 16)
+        micro_core(kc, a, 1, 1, B, ldb, c, ldc, mr, nr, alpha, beta);
+    else
+        micro_core(kc, a, 1, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
 }
 
 // Up to 256 outputs at a time (16 zmm accumulators), K blocks as in gemm.c.

@@ -76,6 +76,13 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
 #define GEMM_HAS_MICRO_ROWS 1
 void gemm_micro_rows(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc,
                      size_t mr, size_t nr, float alpha, float beta);
+// gemm_micro and gemm_micro_rows with op(B) = B read in place (no packing):
+// row k of the tile's B sliver is B[k*ldb + j], j < nr (ldb >= 1); columns
+// j >= nr are not read. Same arithmetic.
+void gemm_micro_b(size_t kc, const float *ap, const float *B, size_t ldb, float *c, size_t ldc, size_t mr,
+                  size_t nr, float alpha, float beta);
+void gemm_micro_rows_b(size_t kc, const float *A, size_t lda, const float *B, size_t ldb, float *c, size_t ldc,
+                       size_t mr, size_t nr, float alpha, float beta);
 
 #define GEMM_HAS_VEC 1
 // The M == 1 / N == 1 products whose outputs run along the contiguous

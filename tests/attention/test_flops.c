@@ -100,8 +100,9 @@ static int check_one(const AttnKind *k, const AttnConfig *c, size_t T, Rng *r) {
     double total = k->flops(c, T, &fwd);
     int ok = fwd == gemm_fwd + loops_fwd && total == gemm_all + loops_fwd + loops_bwd && fwd > 0 && fwd < total;
     if (!ok)
-        fprintf(stderr, "  %s T=%zu dh=%d chunk=%d normalize=%d key_norm=%d data_decay=%d: flops %.0f (forward %.0f), "
-                "counted %.0f (forward %.0f)\n", k->name, T, c->dh, c->chunk, c->normalize, (int)c->key_norm,
+        fprintf(stderr, "  %s T=%zu dh=%d chunk=%d normalize=%d state_identity=%d key_norm=%d data_decay=%d: flops %.0f "
+                "(forward %.0f), counted %.0f (forward %.0f)\n", k->name, T, c->dh, c->chunk, c->normalize,
+                c->state_identity, (int)c->key_norm,
                 c->data_decay, total, fwd, gemm_all + loops_fwd + loops_bwd, gemm_fwd + loops_fwd);
     free(q), free(kk), free(v), free(y), free(dy), free(dq), free(dk), free(dv), free(aux), free(daux), free(work);
     return ok;
@@ -124,13 +125,14 @@ static void test_every_kind_and_variant(void) {
         kinds++;
         int bad = 0, runs = 0;
         for (int norm = 0; norm < 2; norm++)
+          for (int si = 0; si < 2; si++)  // S0 = 0 or I: the linear kinds skip products of a zero state
             for (int kn = 0; kn < (k->uses_key_norm ? 2 : 1); kn++)
                 for (int dd = 0; dd < (k->data_decay ? 2 : 1); dd++)
                     for (size_t ti = 0; ti < sizeof Ts / sizeof Ts[0]; ti++)
                         for (size_t di = 0; di < sizeof dhs / sizeof dhs[0]; di++)
                             for (size_t ci = 0; ci < sizeof chunks / sizeof chunks[0]; ci++) {
                                 AttnConfig c = {.heads = 1, .dh = dhs[di], .feature_map = FMAP_ELU1, .eps = 1e-6f,
-                                                .normalize = norm, .chunk = chunks[ci],
+                                                .normalize = norm, .chunk = chunks[ci], .state_identity = si,
                                                 .key_norm = kn ? KEYNORM_L2 : KEYNORM_SUM, .data_decay = dd};
                                 bad += !check_one(k, &c, Ts[ti], &r);
                                 runs++;

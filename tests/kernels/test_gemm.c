@@ -289,6 +289,37 @@ static void test_subproduct_bit_identical(void) {
         }
 }
 
+// ---- B read in place (blocks of few rows) against B packed ----
+// A block of at most 64 rows of C reads op(B) = B in place (gemm.c); more rows
+// pack it. Both must give the same bits: a 100-row product (packed) against
+// its rows computed as blocks of 64 and 36 rows (in place), for odd widths
+// (edge tiles of 1..16 and 17..31 columns) and K over several K blocks.
+static void test_b_in_place_bit_identical(void) {
+    const size_t M = 100, K = 600;
+    static const size_t Ns[] = {1, 7, 17, 33, 45, 64};
+    for (size_t ni = 0; ni < sizeof Ns / sizeof Ns[0]; ni++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int bi = 0; bi < 2; bi++) {
+                size_t N = Ns[ni], lda = (ta ? M : K) + 1, ldb = N + 2, ldc = N + 3;
+                float beta = bi ? 0.5f : 0.0f;
+                float *A = malloc((ta ? K : M) * lda * sizeof(float)), *B = malloc(K * ldb * sizeof(float));
+                float *C0 = malloc(M * ldc * sizeof(float)), *C = malloc(M * ldc * sizeof(float));
+                float *S = malloc(M * ldc * sizeof(float));
+                fill(A, (ta ? K : M) * lda), fill(B, K * ldb), fill(C0, M * ldc);
+                memcpy(C, C0, M * ldc * sizeof(float));
+                memcpy(S, C0, M * ldc * sizeof(float));
+                fast(FAST_SERIAL, ta, 0, M, N, K, 0.75f, A, lda, B, ldb, beta, C, ldc);
+                fast(FAST_SERIAL, ta, 0, 64, N, K, 0.75f, A, lda, B, ldb, beta, S, ldc);
+                fast(FAST_SERIAL, ta, 0, M - 64, N, K, 0.75f, ta ? A + 64 : A + 64 * lda, lda, B, ldb, beta,
+                     S + 64 * ldc, ldc);
+                int same = 1;
+                for (size_t i = 0; i < M; i++) same &= memcmp(S + i * ldc, C + i * ldc, N * sizeof(float)) == 0;
+                if (!same) fprintf(stderr, "  N=%zu transA=%d beta=%g: in place != packed\n", N, ta, beta);
+                CHECK(same);
+                free(A), free(B), free(C0), free(C), free(S);
+            }
+}
+
 // ---- bit-identical for 1, 2, 3 threads, and equal to gemm_serial ----
 static void test_threads_bit_identical(void) {
     // Row split (M >= N), column split (N > M), K spanning several K blocks,
@@ -355,6 +386,7 @@ int main(void) {
     TEST(test_beta0_ignores_nan);
     TEST(test_nan_propagates);
     TEST(test_subproduct_bit_identical);
+    TEST(test_b_in_place_bit_identical);
     TEST(test_threads_bit_identical);
     TEST(bf16_test_odd_shapes);
     TEST(bf16_test_block_boundaries);
