@@ -211,10 +211,22 @@ static const char *in_use(const char *err) {
     return p ? p : "";
 }
 
+// The least peak RSS of three identical runs: a single reading moves by up to
+// ~200 KiB from run to run on a loaded machine (seen: 2724 KiB at 1 000 tokens,
+// 2996 at 100 000, then equal on re-runs), which is page-level noise, not growth.
+static long least_sample_rss(const char *run, const char *tokens, char *err_copy, size_t cap) {
+    long least = 0;
+    for (int i = 0; i < 3; i++) {
+        long kb = sample_rss(run, tokens, err_copy, cap);
+        if (i == 0 || kb < least) least = kb;
+    }
+    return least;
+}
+
 static void test_generation_memory_is_flat(void) {
     char e1[4096], e2[4096];
-    long small = sample_rss(run_dec, "1000", e1, sizeof e1);
-    long big = sample_rss(run_dec, "100000", e2, sizeof e2);
+    long small = least_sample_rss(run_dec, "1000", e1, sizeof e1);
+    long big = least_sample_rss(run_dec, "100000", e2, sizeof e2);
     // The state is allocated once; nothing grows per token. The limit is far
     // below what one float per token would cost (390 KiB at 100 000 tokens).
     CHECK(small > 0 && big > 0);
