@@ -179,7 +179,13 @@ static void test_bench_precision(void) {
         const char *f, *b;
         CHECK(fp32_then_bf16(csv, "\nbaby,linear,1,", &f, &b));
         free(csv);
-        CHECK(strstr(e2e_out, "bf16 / fp32, linear: whole step CPU x") != NULL);
+        const char *ratio = strstr(e2e_out, "bf16 / fp32, linear: whole step CPU x");
+        CHECK(ratio != NULL);
+        if (ratio) {  // both ratios measured: finite and positive (a row set that lost its matmuls reads nan)
+            double whole = NAN, mm = NAN;
+            CHECK(sscanf(ratio, "bf16 / fp32, linear: whole step CPU x%lf, matmul rows CPU x%lf", &whole, &mm) == 2);
+            CHECK(whole > 0 && isfinite(whole) && mm > 0 && isfinite(mm));
+        }
         snprintf(p, sizeof p, "%s/profile.csv", out);
         csv = read_all(p, NULL);
         CHECK(csv && strstr(csv, ",pct_of_membw,precision\n"));
