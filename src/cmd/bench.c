@@ -24,8 +24,9 @@
 // at least --min-reps runs (3; part train 7) AND --min-seconds of timing (2 s);
 // medians are reported. Part train's floor is higher because a large-model
 // step takes about a second: 2 s bought a median of 3 steps, which one slow
-// step on a shared machine moves by several points of "% busy". --quick: 1 run and 0.1 s, for smoke tests. A point of the length
-// part predicted to need more than --max-point-seconds (300) is skipped.
+// step on a shared machine moves by several points of "% busy". --quick: 1 run
+// and 0.1 s, for smoke tests. A point of the length part predicted to need
+// more than --max-point-seconds (300) is skipped.
 //
 // The machine may be shared. Medians resist a few disturbed runs, not cores
 // that other processes keep busy all along, so every part also reports CPU
