@@ -223,7 +223,22 @@ static long least_sample_rss(const char *run, const char *tokens, char *err_copy
     return least;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_INCLUDES_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RSS_INCLUDES_SANITIZER 1
+#endif
+#endif
+
 static void test_generation_memory_is_flat(void) {
+#ifdef RSS_INCLUDES_SANITIZER
+    // Under AddressSanitizer the peak RSS includes its shadow memory and its
+    // quarantine of freed blocks: a 348 KiB rise was seen at 100 000 tokens in
+    // CI's SAN stage, where the plain builds stay flat. The plain builds run it.
+    SKIP("no-sanitizer", "peak RSS under AddressSanitizer counts its own shadow memory and quarantine");
+    return;
+#endif
     char e1[4096], e2[4096];
     long small = least_sample_rss(run_dec, "1000", e1, sizeof e1);
     long big = least_sample_rss(run_dec, "100000", e2, sizeof e2);
