@@ -36,6 +36,7 @@ static FwSlab slab_params(const AttnConfig *c, int has_lambda, size_t T, const f
     p.state_identity = c->state_identity;
     p.loglam = has_lambda ? decay_log_sigmoid((double)theta[h]) : 0.0;
     p.ll = NULL;
+    p.ld = p.ldy = p.dh;
     return p;
 }
 
@@ -64,6 +65,7 @@ static size_t linear_work_floats(const AttnConfig *c, size_t B, size_t T) {
 typedef struct {
     const AttnConfig *c;
     int has_lambda;  // the kind has a λ (linear_decay)
+    const AttnIO *io;  // where q, k, v, y and their gradients are
     size_t B, T;
     float *y, *dq, *dk, *dv, *daux, *work;
     const float *dy, *q, *k, *v, *aux, *theta, *yin;
@@ -75,6 +77,8 @@ typedef struct {
 static FwSlab slab_setup(const Job *J, size_t bh, float *ws) {
     size_t H = (size_t)J->c->heads;
     FwSlab p = slab_params(J->c, J->has_lambda, J->T, J->theta, bh % H);
+    p.ld = J->io->ld;
+    p.ldy = J->io->ldy;
     if (J->has_lambda && J->c->data_decay) {
         const float *g = decay_gate_of(&attn_linear_decay, J->c, J->aux, bh, J->T);
         double th = J->theta[bh % H];
@@ -84,30 +88,38 @@ static FwSlab slab_setup(const Job *J, size_t bh, float *ws) {
     return p;
 }
 
+// offsets of slab bh's first position in q, k, v (*x) and in y (*xy)
+static void slab_offsets(const Job *J, size_t bh, size_t *x, size_t *xy) {
+    const AttnIO *io = J->io;
+    size_t H = (size_t)J->c->heads, b = bh / H, h = bh % H;
+    *x = b * io->bs + h * io->hs;
+    *xy = b * io->bsy + h * io->hsy;
+}
+
 static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
-    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
+    size_t H = (size_t)J->c->heads, saved, o, oy;
     size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H, gf = gate_floats(J->c, J->T);
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         FwSlab p = slab_setup(J, bh, ws);
-        J->work[bh] = (float)fw_chunk_forward(&p, J->y + bh * n, ws + gf, ws + saved, J->q + bh * n,
-                                              J->k + bh * n, J->v + bh * n);
+        slab_offsets(J, bh, &o, &oy);
+        J->work[bh] = (float)fw_chunk_forward(&p, J->y + oy, ws + gf, ws + saved, J->q + o, J->k + o, J->v + o);
     }
 }
 
 static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
-    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved, T = J->T;
+    size_t H = (size_t)J->c->heads, saved, T = J->T, o, oy;
     size_t sf = slab_floats(J->c, T, &saved), BH = J->B * H, gf = gate_floats(J->c, T);
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         FwSlab p = slab_setup(J, bh, ws);
         float *dll = p.ll ? ws + gf / 2 : NULL;
         if (dll) memset(dll, 0, T * sizeof(float));
-        double d = fw_chunk_backward(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n, dll,
-                                     J->dy + bh * n, J->yin + bh * n, ws + gf, ws + saved,
-                                     J->q + bh * n, J->k + bh * n, J->v + bh * n);
+        slab_offsets(J, bh, &o, &oy);
+        double d = fw_chunk_backward(&p, J->dq + o, J->dk + o, J->dv + o, dll, J->dy + oy, J->yin + oy,
+                                     ws + gf, ws + saved, J->q + o, J->k + o, J->v + o);
         if (dll) {
             // dL/dlog λ_t -> the gate logit g_t and, summed, θ_h
             const float *g = decay_gate_of(&attn_linear_decay, J->c, J->aux, bh, T);
@@ -119,22 +131,24 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     }
 }
 
-// y, q, k, v (B, H, T, dh); theta (H) for the decay kind; aux (B, H, 1, T) the
+// y, q, k, v where io says; theta (H) for the decay kind; aux (B, H, 1, T) the
 // gate logits with decay = data, else unused
-static void fw_forward(int has_lambda, const AttnConfig *c, size_t B, size_t T, float *y, float *work,
+static void fw_forward(int has_lambda, const AttnConfig *c, const AttnIO *io, float *y, float *work,
                        const float *q, const float *k, const float *v, const float *aux,
                        const float *theta) {
-    Job J = {.c = c, .has_lambda = has_lambda, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k,
-             .v = v, .aux = aux, .theta = theta};
-    parallel_for(B * (size_t)c->heads, 1, forward_slabs, &J);
+    Job J = {.c = c, .has_lambda = has_lambda, .io = io, .B = io->B, .T = io->T, .y = y, .work = work,
+             .q = q, .k = k, .v = v, .aux = aux, .theta = theta};
+    parallel_for(io->B * (size_t)c->heads, 1, forward_slabs, &J);
 }
 
-static void fw_backward(int has_lambda, const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
+static void fw_backward(int has_lambda, const AttnConfig *c, const AttnIO *io, float *dq, float *dk,
                         float *dv, float *daux, float *dtheta, const float *dy, float *work,
                         const float *q, const float *k, const float *v, const float *aux,
                         const float *theta, const float *y) {
-    Job J = {.c = c, .has_lambda = has_lambda, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .daux = daux,
-             .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta, .yin = y};
+    size_t B = io->B;
+    Job J = {.c = c, .has_lambda = has_lambda, .io = io, .B = B, .T = io->T, .dq = dq, .dk = dk, .dv = dv,
+             .daux = daux, .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta,
+             .yin = y};
     size_t H = (size_t)c->heads, BH = B * H;
     parallel_for(BH, 1, backward_slabs, &J);
     if (has_lambda && dtheta) fw_add_dtheta(c, work, B, theta, dtheta);
@@ -259,18 +273,30 @@ static const AttnCheckCase linear_decay_checks[] = {
 
 // ---- the two kinds ----
 
+static void lin_forward_io(const AttnConfig *c, const AttnIO *io, float *y, float *work, const float *q,
+                           const float *k, const float *v, const float *aux, const float *theta) {
+    (void)aux, (void)theta;
+    fw_forward(0, c, io, y, work, q, k, v, NULL, NULL);
+}
+static void lin_backward_io(const AttnConfig *c, const AttnIO *io, float *dq, float *dk, float *dv,
+                            float *daux, float *dtheta, const float *dy, float *work, const float *q,
+                            const float *k, const float *v, const float *aux, const float *theta,
+                            const float *y) {
+    (void)daux, (void)dtheta, (void)aux, (void)theta;
+    fw_backward(0, c, io, dq, dk, dv, NULL, NULL, dy, work, q, k, v, NULL, NULL, y);
+}
 static void lin_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
                         const float *q, const float *k, const float *v, const float *aux,
                         const float *theta) {
-    (void)aux, (void)theta;
-    fw_forward(0, c, B, T, y, work, q, k, v, NULL, NULL);
+    AttnIO io = attn_io_slabs(c, B, T);
+    lin_forward_io(c, &io, y, work, q, k, v, aux, theta);
 }
 static void lin_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,
                          float *daux, float *dtheta, const float *dy, float *work, const float *q,
                          const float *k, const float *v, const float *aux, const float *theta,
                          const float *y) {
-    (void)daux, (void)dtheta, (void)aux, (void)theta;
-    fw_backward(0, c, B, T, dq, dk, dv, NULL, NULL, dy, work, q, k, v, NULL, NULL, y);
+    AttnIO io = attn_io_slabs(c, B, T);
+    lin_backward_io(c, &io, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
 }
 static void lin_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                      const float *q, const float *k, const float *v, const float *aux,
@@ -279,16 +305,28 @@ static void lin_step(const AttnConfig *c, float *state, size_t window, size_t po
     fw_step(0, c, state, y, q, k, v, NULL, NULL);
 }
 
+static void dec_forward_io(const AttnConfig *c, const AttnIO *io, float *y, float *work, const float *q,
+                           const float *k, const float *v, const float *aux, const float *theta) {
+    fw_forward(1, c, io, y, work, q, k, v, aux, theta);
+}
+static void dec_backward_io(const AttnConfig *c, const AttnIO *io, float *dq, float *dk, float *dv,
+                            float *daux, float *dtheta, const float *dy, float *work, const float *q,
+                            const float *k, const float *v, const float *aux, const float *theta,
+                            const float *y) {
+    fw_backward(1, c, io, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
+}
 static void dec_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
                         const float *q, const float *k, const float *v, const float *aux,
                         const float *theta) {
-    fw_forward(1, c, B, T, y, work, q, k, v, aux, theta);
+    AttnIO io = attn_io_slabs(c, B, T);
+    dec_forward_io(c, &io, y, work, q, k, v, aux, theta);
 }
 static void dec_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,
                          float *daux, float *dtheta, const float *dy, float *work, const float *q,
                          const float *k, const float *v, const float *aux, const float *theta,
                          const float *y) {
-    fw_backward(1, c, B, T, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
+    AttnIO io = attn_io_slabs(c, B, T);
+    dec_backward_io(c, &io, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
 }
 static void dec_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                      const float *q, const float *k, const float *v, const float *aux,
@@ -307,6 +345,8 @@ const AttnKind attn_linear = {
     .work_floats = linear_work_floats,
     .forward = lin_forward,
     .backward = lin_backward,
+    .forward_io = lin_forward_io,
+    .backward_io = lin_backward_io,
     .last_state_norm = fw_last_state_norm,
     .state_floats = linear_state_floats,
     .state_reset = linear_state_reset,
@@ -331,6 +371,8 @@ const AttnKind attn_linear_decay = {
     .work_floats = linear_work_floats,
     .forward = dec_forward,
     .backward = dec_backward,
+    .forward_io = dec_forward_io,
+    .backward_io = dec_backward_io,
     .last_state_norm = fw_last_state_norm,
     .state_floats = linear_state_floats,
     .state_reset = linear_state_reset,
