@@ -15,7 +15,6 @@
 #include "attention/fastweight_chunk.h"
 #include "attention/fastweight_work.h"
 #include "attention/feature_map.h"
-#include "attention/row_sum.h"
 #include "attention/value_weights.h"
 #include "util/pool.h"
 
@@ -158,9 +157,63 @@ static void linear_state_reset(const AttnConfig *c, float *state, size_t window)
     }
 }
 
+// One pass over S per head: each row is updated and, while it is in
+// registers, added into the read-out. The state (64 KiB for the baby model)
+// is evicted from the near caches by the weights every token, so a second
+// pass would read it from far away twice. Each value is the same IEEE chain as
+// the two-pass form (update all rows, then y_j = 0 + pq_0 S_0j + pq_1 S_1j +
+// ..., den = eps + pq_0 z_0 + ..., i ascending): only the loop order changes,
+// so the step is bit-identical to it (tests/attention/test_linear.c compares
+// it with that form written out plainly). λ = 1 (no decay) skips the multiply
+// by λ: 1 · x = x exactly.
+#define FW_STEP_BLOCK 64  // feature-map values computed ahead of the state rows
+typedef float FwVec __attribute__((vector_size(16 * sizeof(float))));
+
+// rows [0, nb) of a head's S, columns [j0, j0 + 16 NG) (NG a constant in each
+// use, so v and the read-out sums stay in registers): S_i = λ S_i + pk_i v,
+// y += pq_i S_i
+static inline __attribute__((always_inline)) void fw_rows(float *restrict S, size_t d, size_t nb, size_t j0,
+                                                          size_t NG, int decay, float lam,
+                                                          const float *restrict pk, const float *restrict pq,
+                                                          const float *restrict v, float *restrict y) {
+    FwVec vv[4], acc[4], r;
+    for (size_t g = 0; g < NG; g++) {
+        memcpy(&vv[g], v + j0 + 16 * g, sizeof vv[g]);
+        memcpy(&acc[g], y + j0 + 16 * g, sizeof acc[g]);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        float *Si = S + i * d + j0;
+        for (size_t g = 0; g < NG; g++) {
+            memcpy(&r, Si + 16 * g, sizeof r);
+            r = decay ? lam * r + pk[i] * vv[g] : r + pk[i] * vv[g];
+            memcpy(Si + 16 * g, &r, sizeof r);
+            acc[g] += pq[i] * r;
+        }
+    }
+    for (size_t g = 0; g < NG; g++) memcpy(y + j0 + 16 * g, &acc[g], sizeof acc[g]);
+}
+
+// all d columns of rows [0, nb): groups of 4, then 3, 2, 1 vectors, then one by one
+static inline __attribute__((always_inline)) void fw_block(float *restrict S, size_t d, size_t nb, int decay, float lam, const float *restrict pk,
+                     const float *restrict pq, const float *restrict v, float *restrict y) {
+    size_t j0 = 0;
+    for (; d - j0 >= 64; j0 += 64) fw_rows(S, d, nb, j0, 4, decay, lam, pk, pq, v, y);
+    switch ((d - j0) / 16) {
+    case 3: fw_rows(S, d, nb, j0, 3, decay, lam, pk, pq, v, y); break;
+    case 2: fw_rows(S, d, nb, j0, 2, decay, lam, pk, pq, v, y); break;
+    case 1: fw_rows(S, d, nb, j0, 1, decay, lam, pk, pq, v, y); break;
+    default: break;
+    }
+    for (j0 += (d - j0) / 16 * 16; j0 < d; j0++)
+        for (size_t i = 0; i < nb; i++) {
+            float *s = S + i * d + j0;
+            *s = lam * *s + pk[i] * v[j0];
+            y[j0] += pq[i] * *s;
+        }
+}
+
 // q, k, v, y (H, dh), aux (H, n_aux): S = λ S + φ(k) vᵀ, z = λ z + φ(k), then
 // the read-out (λ = λ_t with decay = data)
-#define FW_STEP_BLOCK 64  // feature-map values computed ahead of the state rows
 static void fw_step(int decay, const AttnConfig *c, float *state, float *y, const float *q,
                     const float *k, const float *v, const float *aux, const float *theta) {
     size_t d = (size_t)c->dh, na = attn_aux(&attn_linear_decay, c);
@@ -170,25 +223,20 @@ static void fw_step(int decay, const AttnConfig *c, float *state, float *y, cons
         float lam = decay ? (float)decay_lambda_at(&attn_linear_decay, c, aux + h * na, theta, h) : 1.0f;
         // phi of the key and query a block at a time (fmap_forward: fmap_phi's
         // values, in loops that vectorise), then the state rows of the block
-        float pk[FW_STEP_BLOCK], pq[FW_STEP_BLOCK];
-        for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
-            size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
-            fmap_forward(c->feature_map, pk, kh + i0, nb);
-            for (size_t i = 0; i < nb; i++) {
-                float *restrict Si = S + (i0 + i) * d, p = pk[i];
-                for (size_t j = 0; j < d; j++) Si[j] = lam * Si[j] + p * vh[j];
-                z[i0 + i] = lam * z[i0 + i] + p;
-            }
-        }
-        // read-out: y_j = sum_i pq_i S_ij, den = eps + sum_i pq_i z_i, each
-        // summed over i in ascending order
-        float den = c->eps;
+        float pk[FW_STEP_BLOCK], pq[FW_STEP_BLOCK], den = c->eps;
         for (size_t j = 0; j < d; j++) yh[j] = 0.0f;
         for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
             size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
+            fmap_forward(c->feature_map, pk, kh + i0, nb);
             fmap_forward(c->feature_map, pq, qh + i0, nb);
-            row_sum_add(yh, S + i0 * d, d, pq, nb, d);
-            for (size_t i = 0; i < nb; i++) den += pq[i] * z[i0 + i];
+            if (decay)  // a constant in each fw_block: no test in the row loop
+                fw_block(S + i0 * d, d, nb, 1, lam, pk, pq, vh, yh);
+            else
+                fw_block(S + i0 * d, d, nb, 0, lam, pk, pq, vh, yh);
+            for (size_t i = 0; i < nb; i++) {
+                z[i0 + i] = lam * z[i0 + i] + pk[i];
+                den += pq[i] * z[i0 + i];
+            }
         }
         if (c->normalize)
             for (size_t j = 0; j < d; j++) yh[j] /= den;
