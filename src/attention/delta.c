@@ -223,8 +223,7 @@ static void delta_step(const AttnConfig *c, float *state, size_t window, size_t 
         delta_features(&p, qh, q + h * d);
         delta_beta(aux[h * na], &beta, &omb);
         float lam = (float)decay_lambda_at(&attn_delta, c, aux + h * na, theta, h);
-        // e lives in y until y overwrites it
-        delta_token(d, lam, beta, S, S, kh, qh, yh, yh, v + h * d);
+        delta_token_inplace(d, lam, beta, S, kh, qh, yh, v + h * d);
     }
 }
 

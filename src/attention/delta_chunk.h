@@ -66,6 +66,13 @@ void delta_beta(float a, float *beta, float *one_minus_beta);
 // (Sn may be S: in place); if y: y (d) = Snᵀ q̂ (y may be e: e is dead by then).
 void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, const float *kh,
                  const float *qh, float *e, float *y, const float *v);
+// The same position in place, for generation: S = λS + β k̂ eᵀ and y (d) = Sᵀq̂,
+// e kept in registers. Bit for bit delta_token(d, lam, beta, S, S, kh, qh, e,
+// y, v)'s S and y (the same operations in the same order per value): each
+// column strip of S is read twice (e, then the update with the read-out) while
+// it is in the near cache, rather than three times over the whole S.
+void delta_token_inplace(size_t d, float lam, float beta, float *S, const float *kh, const float *qh, float *y,
+                         const float *v);
 
 // dx += dL/dx for out = the normalised φ(x) (divisor s, as delta_features
 // returned it) given dout = dL/dout (overwritten with dL/dφ)

@@ -1,6 +1,13 @@
-// test_fw_step.c — the linear kinds' one-token step() against the two-pass
-// form written out plainly, bit for bit.
+// test_fw_step.c — the fast-weight kinds' one-token steps against their
+// plainer forms, bit for bit.
 //
+// delta: delta_token_inplace (generation's step: e in registers, the update
+// and the read-out in one pass per column strip) against delta_token (three
+// passes: e, the update, the read-out; what the training recurrence runs and
+// test_delta.c checks against the formulas), the same state through many
+// tokens, head sizes 1 .. 130.
+//
+// linear, linear_decay:
 // step() updates and reads each row of S in one pass, in vectors (linear.c);
 // the reference below updates every row first and then reads S out, one float
 // at a time, in the order the contract states (linear.c, fw_step):
@@ -17,6 +24,7 @@
 
 #include "attention/attention.h"
 #include "attention/decay.h"
+#include "attention/delta_chunk.h"
 #include "attention/feature_map.h"
 #include "test.h"
 #include "util/rng.h"
@@ -100,7 +108,33 @@ static void test_step_bit_identical_to_two_pass_form(void) {
                 }
 }
 
+static void test_delta_inplace_bit_identical_to_delta_token(void) {
+    size_t dhs[] = {1, 5, 16, 17, 32, 40, 48, 63, 64, 65, 80, 130};
+    for (size_t b = 0; b < sizeof dhs / sizeof dhs[0]; b++) {
+        size_t d = dhs[b];
+        float *S0 = malloc(d * d * sizeof(float)), *S1 = malloc(d * d * sizeof(float));
+        float *kh = malloc(d * sizeof(float)), *qh = malloc(d * sizeof(float)), *v = malloc(d * sizeof(float));
+        float *e = malloc(d * sizeof(float)), *y0 = malloc(d * sizeof(float)), *y1 = malloc(d * sizeof(float));
+        Rng r;
+        rng_seed(&r, 40 + d);
+        fill(S0, d * d, 0.3f, &r);
+        memcpy(S1, S0, d * d * sizeof(float));
+        int ok = 1;
+        for (int t = 0; t < 12 && ok; t++) {
+            fill(kh, d, 0.5f, &r), fill(qh, d, 0.5f, &r), fill(v, d, 1.0f, &r);
+            float lam = t % 3 ? 0.9f : 1.0f, beta = 0.25f + 0.05f * (float)t;
+            delta_token(d, lam, beta, S0, S0, kh, qh, e, y0, v);
+            delta_token_inplace(d, lam, beta, S1, kh, qh, y1, v);
+            ok = memcmp(S0, S1, d * d * sizeof(float)) == 0 && memcmp(y0, y1, d * sizeof(float)) == 0;
+        }
+        if (!ok) fprintf(stderr, "  delta dh %zu differs\n", d);
+        CHECK(ok);
+        free(S0), free(S1), free(kh), free(qh), free(v), free(e), free(y0), free(y1);
+    }
+}
+
 int main(void) {
     TEST(test_step_bit_identical_to_two_pass_form);
+    TEST(test_delta_inplace_bit_identical_to_delta_token);
     return test_summary();
 }
