@@ -42,6 +42,7 @@
 #include "attention/attention.h"
 #include "attention/decay.h"
 #include "attention/delta_chunk.h"
+#include "attention/feature_map.h"
 #include "attention/delta_wy.h"
 #include "attention/fastweight_work.h"
 #include "attention/value_weights.h"
@@ -211,7 +212,7 @@ static void delta_state_reset(const AttnConfig *c, float *state, size_t window) 
 
 // q, k, v, y (H, dh); aux (H, n_aux) the β logit, then (decay = data) the
 // gate logit; theta (H) or NULL. Heads go in groups whose k̂ and q̂ are
-// computed together (delta_features_n: their sums side by side) into a buffer
+// computed together (φ in one call each, then delta_normalize_n: their sums side by side) into a buffer
 // on the stack; a head too large for it uses the state's scratch, alone.
 #define DELTA_STEP_FLOATS 512
 static void delta_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
@@ -226,16 +227,16 @@ static void delta_step(const AttnConfig *c, float *state, size_t window, size_t 
     if (G == 0) G = 1, feat = state + H * d * d;
     for (size_t h0 = 0; h0 < H; h0 += G) {
         size_t n = H - h0 < G ? H - h0 : G;
-        const float *x[DELTA_FEATURES_MAX];
-        for (size_t g = 0; g < n; g++) x[2 * g] = k + (h0 + g) * d, x[2 * g + 1] = q + (h0 + g) * d;
-        delta_features_n(&p, feat, x, 2 * n);
+        float *kh = feat, *qh = feat + n * d;  // k̂ of the group's heads, then their q̂
+        fmap_forward(p.fmap, kh, k + h0 * d, n * d);
+        fmap_forward(p.fmap, qh, q + h0 * d, n * d);
+        delta_normalize_n(&p, feat, 2 * n);
         for (size_t g = 0; g < n; g++) {
             size_t h = h0 + g;
             float beta, omb;
             delta_beta(aux[h * na], &beta, &omb);
             float lam = (float)decay_lambda_at(&attn_delta, c, aux + h * na, theta, h);
-            delta_token_inplace(d, lam, beta, state + h * d * d, feat + 2 * g * d, feat + (2 * g + 1) * d,
-                                y + h * d, v + h * d);
+            delta_token_inplace(d, lam, beta, state + h * d * d, kh + g * d, qh + g * d, y + h * d, v + h * d);
         }
     }
 }

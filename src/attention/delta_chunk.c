@@ -198,9 +198,8 @@ float delta_features(const DeltaSlab *p, float *out, const float *x) {
     return s;
 }
 
-void delta_features_n(const DeltaSlab *p, float *out, const float *const *x, size_t n) {
+void delta_normalize_n(const DeltaSlab *p, float *out, size_t n) {
     size_t d = p->dh;
-    for (size_t c = 0; c < n; c++) fmap_forward(p->fmap, out + c * d, x[c], d);
     if (!p->normalize) return;
     float s[DELTA_FEATURES_MAX] = {0};
     for (size_t i = 0; i < d; i++)

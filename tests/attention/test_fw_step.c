@@ -1,8 +1,8 @@
 // test_fw_step.c — the fast-weight kinds' one-token steps against their
 // plainer forms, bit for bit.
 //
-// delta_features_n (n inputs' k̂ at once, their sums side by side) against
-// delta_features one input at a time: every feature map, key_norm sum and l2,
+// fmap_forward then delta_normalize_n (n inputs' k̂ at once, their sums side
+// by side) against delta_features one input at a time: every feature map, key_norm sum and l2,
 // normalize on and off, n = 1 .. DELTA_FEATURES_MAX, head sizes 1 .. 130.
 //
 // delta: delta_token_inplace (generation's step: e in registers, the update
@@ -137,7 +137,7 @@ static void test_delta_inplace_bit_identical_to_delta_token(void) {
     }
 }
 
-static void test_delta_features_n_bit_identical(void) {
+static void test_delta_normalize_n_bit_identical(void) {
     size_t dhs[] = {1, 5, 16, 17, 32, 65, 130};
     FeatureMap maps[] = {FMAP_ELU1, FMAP_RELU, FMAP_IDENTITY};
     Rng r;
@@ -151,13 +151,10 @@ static void test_delta_features_n_bit_identical(void) {
                 float *x = malloc(DELTA_FEATURES_MAX * d * sizeof(float));
                 float *one = malloc(DELTA_FEATURES_MAX * d * sizeof(float)), *many = malloc(DELTA_FEATURES_MAX * d * sizeof(float));
                 fill(x, DELTA_FEATURES_MAX * d, 1.0f, &r);
-                const float *xs[DELTA_FEATURES_MAX];
-                for (size_t c = 0; c < DELTA_FEATURES_MAX; c++) {
-                    xs[c] = x + c * d;
-                    delta_features(&p, one + c * d, x + c * d);
-                }
+                for (size_t c = 0; c < DELTA_FEATURES_MAX; c++) delta_features(&p, one + c * d, x + c * d);
                 for (size_t n = 1; n <= DELTA_FEATURES_MAX; n++) {
-                    delta_features_n(&p, many, xs, n);
+                    fmap_forward(p.fmap, many, x, n * d);
+                    delta_normalize_n(&p, many, n);
                     int ok = memcmp(one, many, n * d * sizeof(float)) == 0;
                     if (!ok) fprintf(stderr, "  features dh %zu fmap %d variant %d n %zu differ\n", d, (int)maps[m], variant, n);
                     CHECK(ok);
@@ -167,7 +164,7 @@ static void test_delta_features_n_bit_identical(void) {
 }
 
 int main(void) {
-    TEST(test_delta_features_n_bit_identical);
+    TEST(test_delta_normalize_n_bit_identical);
     TEST(test_step_bit_identical_to_two_pass_form);
     TEST(test_delta_inplace_bit_identical_to_delta_token);
     return test_summary();
