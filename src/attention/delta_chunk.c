@@ -198,6 +198,21 @@ float delta_features(const DeltaSlab *p, float *out, const float *x) {
     return s;
 }
 
+void delta_normalize_n(const DeltaSlab *p, float *out, size_t n) {
+    size_t d = p->dh;
+    if (!p->normalize) return;
+    float s[DELTA_FEATURES_MAX] = {0};
+    for (size_t i = 0; i < d; i++)
+        for (size_t c = 0; c < n; c++) {
+            float o = out[c * d + i];
+            s[c] += p->key_norm == KEYNORM_L2 ? o * o : o;
+        }
+    for (size_t c = 0; c < n; c++) {
+        s[c] = p->key_norm == KEYNORM_L2 ? sqrtf(s[c] + p->eps) : s[c] + p->eps;
+        for (size_t i = 0; i < d; i++) out[c * d + i] /= s[c];
+    }
+}
+
 void delta_beta(float a, float *beta, float *one_minus_beta) {
     // sigmoid(±a) in double, each rounded once: 1 − β is exact-ish even when β
     // rounds to 1 (its gradient factor β(1 − β) must not become 0 too early)
@@ -232,6 +247,63 @@ void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, con
     if (!y) return;
     // y = Snᵀ q̂ (e is dead: y may overwrite it)
     mat_t_vec(d, y, Sn, qh);
+}
+
+// Columns [j0, j0 + 16 NG) of delta_token_inplace (NG a constant in each use,
+// so the sums stay in registers). Only these columns of S are read for these
+// columns of e, and only e's own columns are needed to update them, so each
+// strip goes through both passes on its own.
+typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
+static inline __attribute__((always_inline)) void token_strip(size_t d, size_t j0, size_t NG, float lam, float beta,
+                                                              float *restrict S, const float *restrict kh,
+                                                              const float *restrict qh, float *restrict y,
+                                                              const float *restrict v) {
+    DeltaVec acc[4], ev[4], r, vv;
+    for (size_t g = 0; g < NG; g++) acc[g] = (DeltaVec){0};
+    for (size_t i = 0; i < d; i++)  // e = Sᵀk̂, i ascending from 0 (mat_t_vec's order)
+        for (size_t g = 0; g < NG; g++) {
+            memcpy(&r, S + i * d + j0 + LANES * g, sizeof r);
+            acc[g] += kh[i] * r;
+        }
+    for (size_t g = 0; g < NG; g++) {
+        memcpy(&vv, v + j0 + LANES * g, sizeof vv);
+        ev[g] = vv - lam * acc[g];  // e = v − λ Sᵀk̂
+        acc[g] = (DeltaVec){0};
+    }
+    for (size_t i = 0; i < d; i++) {  // S_i = λ S_i + (β k̂_i) e, then y += q̂_i S_i
+        float c = beta * kh[i];
+        for (size_t g = 0; g < NG; g++) {
+            float *s = S + i * d + j0 + LANES * g;
+            memcpy(&r, s, sizeof r);
+            r = lam * r + c * ev[g];
+            memcpy(s, &r, sizeof r);
+            acc[g] += qh[i] * r;
+        }
+    }
+    for (size_t g = 0; g < NG; g++) memcpy(y + j0 + LANES * g, &acc[g], sizeof acc[g]);
+}
+
+void delta_token_inplace(size_t d, float lam, float beta, float *S, const float *kh, const float *qh, float *y,
+                         const float *v) {
+    size_t j0 = 0;
+    for (; d - j0 >= 4 * LANES; j0 += 4 * LANES) token_strip(d, j0, 4, lam, beta, S, kh, qh, y, v);
+    switch ((d - j0) / LANES) {
+    case 3: token_strip(d, j0, 3, lam, beta, S, kh, qh, y, v); break;
+    case 2: token_strip(d, j0, 2, lam, beta, S, kh, qh, y, v); break;
+    case 1: token_strip(d, j0, 1, lam, beta, S, kh, qh, y, v); break;
+    default: break;
+    }
+    for (j0 += (d - j0) / LANES * LANES; j0 < d; j0++) {  // the last columns one at a time
+        float e = 0.0f, yj = 0.0f;
+        for (size_t i = 0; i < d; i++) e += kh[i] * S[i * d + j0];
+        e = v[j0] - lam * e;
+        for (size_t i = 0; i < d; i++) {
+            float *s = S + i * d + j0;
+            *s = lam * *s + (beta * kh[i]) * e;
+            yj += qh[i] * *s;
+        }
+        y[j0] = yj;
+    }
 }
 
 // ---- saved: the state entering each chunk ----

@@ -60,12 +60,26 @@ size_t delta_scratch_floats(const DeltaSlab *p);
 
 // out (d) = k̂ for raw x (d), as above. Returns the divisor (1 without normalize).
 float delta_features(const DeltaSlab *p, float *out, const float *x);
+// The normalisation of delta_features for n rows at once: phi (n, d) holds
+// φ(x) of n inputs (fmap_forward) and becomes their k̂, every value bit for bit
+// delta_features'. The n sums run side by side (one float chain each, in
+// delta_features' order), so n short rows cost about what one does rather than
+// n chains' latency. n <= DELTA_FEATURES_MAX.
+#define DELTA_FEATURES_MAX 8
+void delta_normalize_n(const DeltaSlab *p, float *phi, size_t n);
 // β = sigmoid(a) and 1 − β, each without cancellation
 void delta_beta(float a, float *beta, float *one_minus_beta);
 // One position. Reads S (d, d); writes e (d) = v − λ Sᵀk̂; if Sn: Sn = λS + β k̂ eᵀ
 // (Sn may be S: in place); if y: y (d) = Snᵀ q̂ (y may be e: e is dead by then).
 void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, const float *kh,
                  const float *qh, float *e, float *y, const float *v);
+// The same position in place, for generation: S = λS + β k̂ eᵀ and y (d) = Sᵀq̂,
+// e kept in registers. Bit for bit delta_token(d, lam, beta, S, S, kh, qh, e,
+// y, v)'s S and y (the same operations in the same order per value): each
+// column strip of S is read twice (e, then the update with the read-out) while
+// it is in the near cache, rather than three times over the whole S.
+void delta_token_inplace(size_t d, float lam, float beta, float *S, const float *kh, const float *qh, float *y,
+                         const float *v);
 
 // dx += dL/dx for out = the normalised φ(x) (divisor s, as delta_features
 // returned it) given dout = dL/dout (overwritten with dL/dφ)

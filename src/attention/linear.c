@@ -15,7 +15,6 @@
 #include "attention/fastweight_chunk.h"
 #include "attention/fastweight_work.h"
 #include "attention/feature_map.h"
-#include "attention/row_sum.h"
 #include "attention/value_weights.h"
 #include "util/pool.h"
 
@@ -172,40 +171,106 @@ static void linear_state_reset(const AttnConfig *c, float *state, size_t window)
     }
 }
 
+// One pass over S per head: each row is updated and, while it is in
+// registers, added into the read-out. The state (64 KiB for the baby model)
+// is evicted from the near caches by the weights every token, so a second
+// pass would read it from far away twice. Each value is the same IEEE chain as
+// the two-pass form (update all rows, then y_j = 0 + pq_0 S_0j + pq_1 S_1j +
+// ..., den = eps + pq_0 z_0 + ..., i ascending): only the loop order changes,
+// so the step is bit-identical to it (tests/attention/test_linear.c compares
+// it with that form written out plainly). λ = 1 (no decay) skips the multiply
+// by λ: 1 · x = x exactly.
+#define FW_STEP_CHUNK 256  // feature-map values computed ahead of the state rows
+typedef float FwVec __attribute__((vector_size(16 * sizeof(float))));
+
+// rows [0, nb) of a head's S, columns [j0, j0 + 16 NG) (NG a constant in each
+// use, so v and the read-out sums stay in registers): S_i = λ S_i + pk_i v,
+// y += pq_i S_i; with z (the first strip), also z_i = λ z_i + pk_i and
+// *den += pq_i z_i: that scalar chain then waits on its adds beside the
+// vector work instead of after it
+static inline __attribute__((always_inline)) void fw_rows(float *restrict S, size_t d, size_t nb, size_t j0,
+                                                          size_t NG, int decay, float lam,
+                                                          const float *restrict pk, const float *restrict pq,
+                                                          const float *restrict v, float *restrict y,
+                                                          float *restrict z, float *restrict den) {
+    FwVec vv[4], acc[4], r;
+    float dn = z ? *den : 0.0f;
+    for (size_t g = 0; g < NG; g++) {
+        memcpy(&vv[g], v + j0 + 16 * g, sizeof vv[g]);
+        memcpy(&acc[g], y + j0 + 16 * g, sizeof acc[g]);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        float *Si = S + i * d + j0;
+        for (size_t g = 0; g < NG; g++) {
+            memcpy(&r, Si + 16 * g, sizeof r);
+            r = decay ? lam * r + pk[i] * vv[g] : r + pk[i] * vv[g];
+            memcpy(Si + 16 * g, &r, sizeof r);
+            acc[g] += pq[i] * r;
+        }
+        if (z) {
+            z[i] = lam * z[i] + pk[i];
+            dn += pq[i] * z[i];
+        }
+    }
+    for (size_t g = 0; g < NG; g++) memcpy(y + j0 + 16 * g, &acc[g], sizeof acc[g]);
+    if (z) *den = dn;
+}
+
+// all d columns of rows [0, nb): groups of 4, then 3, 2, 1 vectors, then one
+// by one; z and den go with the first group (or alone when d < 16)
+static inline __attribute__((always_inline)) void fw_block(float *restrict S, size_t d, size_t nb, int decay,
+                                                           float lam, const float *restrict pk,
+                                                           const float *restrict pq, const float *restrict v,
+                                                           float *restrict y, float *restrict z,
+                                                           float *restrict den) {
+    size_t j0 = 0;
+    for (; d - j0 >= 64; j0 += 64, z = NULL) fw_rows(S, d, nb, j0, 4, decay, lam, pk, pq, v, y, z, den);
+    switch ((d - j0) / 16) {
+    case 3: fw_rows(S, d, nb, j0, 3, decay, lam, pk, pq, v, y, z, den); z = NULL; break;
+    case 2: fw_rows(S, d, nb, j0, 2, decay, lam, pk, pq, v, y, z, den); z = NULL; break;
+    case 1: fw_rows(S, d, nb, j0, 1, decay, lam, pk, pq, v, y, z, den); z = NULL; break;
+    default: break;
+    }
+    if (z) fw_rows(S, d, nb, j0, 0, decay, lam, pk, pq, v, y, z, den);
+    for (j0 += (d - j0) / 16 * 16; j0 < d; j0++)
+        for (size_t i = 0; i < nb; i++) {
+            float *s = S + i * d + j0;
+            *s = lam * *s + pk[i] * v[j0];
+            y[j0] += pq[i] * *s;
+        }
+}
+
 // q, k, v, y (H, dh), aux (H, n_aux): S = λ S + φ(k) vᵀ, z = λ z + φ(k), then
-// the read-out (λ = λ_t with decay = data)
-#define FW_STEP_BLOCK 64  // feature-map values computed ahead of the state rows
+// the read-out (λ = λ_t with decay = data).
+// φ of the keys and queries FW_STEP_CHUNK values at a time across heads (one
+// fmap_forward call each: many independent exps in flight, where a call per
+// head of 32 values waited on one exp's latency), then the state rows those
+// values belong to; a head may span two chunks (its sums carry over in y and den).
 static void fw_step(int decay, const AttnConfig *c, float *state, float *y, const float *q,
                     const float *k, const float *v, const float *aux, const float *theta) {
-    size_t d = (size_t)c->dh, na = attn_aux(&attn_linear_decay, c);
-    for (size_t h = 0; h < (size_t)c->heads; h++) {
-        float *restrict S = state + h * (d * d + d), *restrict z = S + d * d, *yh = y + h * d;
-        const float *qh = q + h * d, *kh = k + h * d, *restrict vh = v + h * d;
-        float lam = decay ? (float)decay_lambda_at(&attn_linear_decay, c, aux + h * na, theta, h) : 1.0f;
-        // phi of the key and query a block at a time (fmap_forward: fmap_phi's
-        // values, in loops that vectorise), then the state rows of the block
-        float pk[FW_STEP_BLOCK], pq[FW_STEP_BLOCK];
-        for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
-            size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
-            fmap_forward(c->feature_map, pk, kh + i0, nb);
-            for (size_t i = 0; i < nb; i++) {
-                float *restrict Si = S + (i0 + i) * d, p = pk[i];
-                for (size_t j = 0; j < d; j++) Si[j] = lam * Si[j] + p * vh[j];
-                z[i0 + i] = lam * z[i0 + i] + p;
+    size_t d = (size_t)c->dh, na = attn_aux(&attn_linear_decay, c), C = (size_t)c->heads * d;
+    float pk[FW_STEP_CHUNK], pq[FW_STEP_CHUNK], lam = 1.0f, den = 0.0f;
+    for (size_t c0 = 0; c0 < C; c0 += FW_STEP_CHUNK) {
+        size_t n = C - c0 < FW_STEP_CHUNK ? C - c0 : FW_STEP_CHUNK;
+        fmap_forward(c->feature_map, pk, k + c0, n);
+        fmap_forward(c->feature_map, pq, q + c0, n);
+        for (size_t idx = c0, nb; idx < c0 + n; idx += nb) {
+            size_t h = idx / d, i0 = idx % d;  // head h, its rows [i0, i0 + nb)
+            nb = d - i0 < c0 + n - idx ? d - i0 : c0 + n - idx;
+            float *restrict S = state + h * (d * d + d), *restrict z = S + d * d, *yh = y + h * d;
+            if (i0 == 0) {  // the head starts
+                lam = decay ? (float)decay_lambda_at(&attn_linear_decay, c, aux + h * na, theta, h) : 1.0f;
+                den = c->eps;
+                for (size_t j = 0; j < d; j++) yh[j] = 0.0f;
             }
+            const float *a = pk + (idx - c0), *b = pq + (idx - c0);
+            if (decay)  // a constant in each fw_block: no test in the row loop
+                fw_block(S + i0 * d, d, nb, 1, lam, a, b, v + h * d, yh, z + i0, &den);
+            else
+                fw_block(S + i0 * d, d, nb, 0, lam, a, b, v + h * d, yh, z + i0, &den);
+            if (i0 + nb == d && c->normalize)  // the head ends
+                for (size_t j = 0; j < d; j++) yh[j] /= den;
         }
-        // read-out: y_j = sum_i pq_i S_ij, den = eps + sum_i pq_i z_i, each
-        // summed over i in ascending order
-        float den = c->eps;
-        for (size_t j = 0; j < d; j++) yh[j] = 0.0f;
-        for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
-            size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
-            fmap_forward(c->feature_map, pq, qh + i0, nb);
-            row_sum_add(yh, S + i0 * d, d, pq, nb, d);
-            for (size_t i = 0; i < nb; i++) den += pq[i] * z[i0 + i];
-        }
-        if (c->normalize)
-            for (size_t j = 0; j < d; j++) yh[j] /= den;
     }
 }
 

@@ -2,17 +2,25 @@
 // `window` entries per head, one token at a time (see softmax_cache.h).
 //
 // Layout of one head's cache, state + h * head_floats:
-//   K   in panels of SM_LANES cache slots: panel b holds, for d = 0 .. dh-1,
-//       the d-th element of slots 16b .. 16b+15 side by side
-//       (K[slot][d] at (slot / 16) * dh * 16 + d * 16 + slot % 16), padded to
-//       a whole panel;
+//   K   in groups of SM_GROUP = 64 cache slots: group g holds, for d = 0 ..
+//       dh-1, the d-th element of slots 64g .. 64g+63 side by side
+//       (K[slot][d] at (slot / 64) * dh * 64 + d * 64 + slot % 64), padded to
+//       a whole group. Within a group, slots 16j .. 16j+15 form panel j: one
+//       16-float vector per d, 64 floats from one d to the next;
 //   V   row-major (window, dh).
 // Why panels: a step scores every cached key against one query. Each score is
 // a chain of dh dependent multiply-adds; with keys stored row by row those
 // chains ran one scalar at a time and cost more than reading the cache. In a
 // panel the same chain runs for 16 keys at once, one lane each, with vector
-// loads straight from the cache. The values are read a row at a time by
-// row_sum_add, which already runs along a row.
+// loads straight from the cache, and a group's four panels run side by side
+// (four independent chains keep the adders busy).
+// Why groups of four panels interleaved by d: at long contexts a step streams
+// the whole cache from DRAM, and the four panels scored together are then
+// read as one front-to-back stream (256 contiguous bytes per d). Stored one
+// panel after another (dh * 16 floats each), the same four chains read four
+// streams 2 KiB apart, and the step ran at 55-70 % of the memory bandwidth
+// instead of 90-100 % (docs/speed.md). The values are read a row at a time
+// by row_sum_add, which already runs along a row.
 //
 // Token number pos goes to slot pos % window; once full, it overwrites the
 // oldest entry. The current token is inserted first, then attended to.
@@ -24,13 +32,16 @@
 #include "attention/row_sum.h"
 #include "kernels/vexp.h"
 
-#define SM_LANES 16        // cache slots per K panel: one 16-float vector
-#define SM_STEP_BLOCK 256  // scores of one block of cached keys at a time
-#define SM_STEP_PANELS 4   // panels scored side by side: independent chains (switch in scores)
+#define SM_LANES 16                         // cache slots per K panel: one 16-float vector
+#define SM_PANELS 4                         // panels per group, scored side by side (switch in scores)
+#define SM_GROUP (SM_PANELS * SM_LANES)     // cache slots per K group
+#define SM_STEP_BLOCK 256                   // scores of one block of cached keys at a time
 
 typedef float SmVec __attribute__((vector_size(SM_LANES * sizeof(float))));
+typedef int SmMask __attribute__((vector_size(SM_LANES * sizeof(int))));  // a comparison's lanes
 
-static size_t panelled(size_t window) { return (window + SM_LANES - 1) / SM_LANES * SM_LANES; }
+// K's slots: whole groups
+static size_t panelled(size_t window) { return (window + SM_GROUP - 1) / SM_GROUP * SM_GROUP; }
 
 // floats of one head: K panels, then V rows
 static size_t head_floats(size_t window, size_t dh) { return (panelled(window) + window) * dh; }
@@ -43,14 +54,12 @@ void sm_cache_reset(const AttnConfig *c, float *state, size_t window) {
     memset(state, 0, sm_cache_floats(c, window) * sizeof(float));
 }
 
-// where K[slot][0] is; K[slot][d] is SM_LANES * d further on
-static size_t k_at(size_t slot, size_t dh) {
-    return slot / SM_LANES * dh * SM_LANES + slot % SM_LANES;
-}
+// where K[slot][0] is; K[slot][d] is SM_GROUP * d further on
+static size_t k_at(size_t slot, size_t dh) { return slot / SM_GROUP * dh * SM_GROUP + slot % SM_GROUP; }
 
 static void put_entry(float *K, float *V, size_t slot, const float *k, const float *v, size_t dh) {
     float *kd = K + k_at(slot, dh);
-    for (size_t d = 0; d < dh; d++) kd[d * SM_LANES] = k[d];
+    for (size_t d = 0; d < dh; d++) kd[d * SM_GROUP] = k[d];
     memcpy(V + slot * dh, v, dh * sizeof(float));
 }
 
@@ -58,18 +67,19 @@ static void put_entry(float *K, float *V, size_t slot, const float *k, const flo
 // a division, which cost as much as the dot product it indexes
 static inline size_t ring(size_t i, size_t window) { return i < window ? i : i - window; }
 
-// n panels from K's panel `b` on: out[16 u + j] = scale * (q . K[16 (b + u) + j]),
-// each dot product summed over d in ascending order from zero (a multiply,
-// then an add: no FMA in ISO C mode): the chain `sc += q[d] * k[d]` of the
-// obvious loop, in one lane. NP panels side by side keep the adders busy.
-static inline __attribute__((always_inline)) void score_panels(float *out, const float *K, const float *q,
+// NP panels of one group from the one whose d = 0 vector is at Kp:
+// out[16 u + j] = scale * (q . K[16 u + j]), slots counted from that panel's
+// first, each dot product summed over d in ascending order from zero (a
+// multiply, then an add: no FMA in ISO C mode): the chain `sc += q[d] * k[d]`
+// of the obvious loop, in one lane. NP panels side by side keep the adders busy.
+static inline __attribute__((always_inline)) void score_panels(float *out, const float *Kp, const float *q,
                                                                size_t dh, float scale, size_t NP) {
-    SmVec acc[SM_STEP_PANELS] = {{0}};
+    SmVec acc[SM_PANELS] = {{0}};
     for (size_t d = 0; d < dh; d++) {
         float qd = q[d];
         for (size_t u = 0; u < NP; u++) {
             SmVec kv;
-            memcpy(&kv, K + (u * dh + d) * SM_LANES, sizeof kv);
+            memcpy(&kv, Kp + d * SM_GROUP + u * SM_LANES, sizeof kv);
             acc[u] += qd * kv;
         }
     }
@@ -82,18 +92,46 @@ static inline __attribute__((always_inline)) void score_panels(float *out, const
 // p[i] = scale * (q . K[s + i]) for i < n, slots s .. s+n-1 (no wrap, n <= SM_STEP_BLOCK)
 static void scores(float *p, const float *K, const float *q, size_t s, size_t n, size_t dh, float scale) {
     float all[SM_STEP_BLOCK + 2 * SM_LANES];  // whole panels from the one holding slot s
-    size_t b0 = s / SM_LANES, b1 = (s + n + SM_LANES - 1) / SM_LANES, b = b0;
-    for (; b + SM_STEP_PANELS <= b1; b += SM_STEP_PANELS)
-        score_panels(all + (b - b0) * SM_LANES, K + b * dh * SM_LANES, q, dh, scale, SM_STEP_PANELS);
-    float *o = all + (b - b0) * SM_LANES;
-    const float *Kb = K + b * dh * SM_LANES;
-    switch (b1 - b) {  // the last 0 .. SM_STEP_PANELS-1 panels, still side by side
-    case 3: score_panels(o, Kb, q, dh, scale, 3); break;
-    case 2: score_panels(o, Kb, q, dh, scale, 2); break;
-    case 1: score_panels(o, Kb, q, dh, scale, 1); break;
-    default: break;
+    size_t b0 = s / SM_LANES, b1 = (s + n + SM_LANES - 1) / SM_LANES;  // panels b0 .. b1-1
+    for (size_t b = b0; b < b1;) {
+        // panels b .. up to the end of b's group, side by side
+        size_t np = SM_PANELS - b % SM_PANELS;
+        if (np > b1 - b) np = b1 - b;
+        float *o = all + (b - b0) * SM_LANES;
+        const float *Kp = K + b / SM_PANELS * dh * SM_GROUP + b % SM_PANELS * SM_LANES;
+        switch (np) {
+        case 4: score_panels(o, Kp, q, dh, scale, 4); break;
+        case 3: score_panels(o, Kp, q, dh, scale, 3); break;
+        case 2: score_panels(o, Kp, q, dh, scale, 2); break;
+        default: score_panels(o, Kp, q, dh, scale, 1); break;
+        }
+        b += np;
     }
     memcpy(p, all + s % SM_LANES, n * sizeof(float));
+}
+
+// The largest of p[0 .. n), or -inf: the value `if (p[i] > m) m = p[i]` from
+// m = -inf finds, taken 16 lanes at a time (then across the lanes) instead of
+// as one chain of dependent compares. Any order finds the same value: NaN is
+// never taken, and among equal values only +0 and -0 differ; which of those
+// becomes the max changes no output of the step (it is only subtracted from
+// nonzero scores and from +-0, whose exp is 1 either way, or compared).
+static float block_max(const float *p, size_t n) {
+    SmVec mv;
+    for (size_t j = 0; j < SM_LANES; j++) mv[j] = -INFINITY;
+    size_t i = 0;
+    for (; i + SM_LANES <= n; i += SM_LANES) {
+        SmVec x;
+        memcpy(&x, p + i, sizeof x);
+        SmMask gt = x > mv;
+        mv = (SmVec)((gt & (SmMask)x) | (~gt & (SmMask)mv));
+    }
+    float m = -INFINITY;
+    for (size_t j = 0; j < SM_LANES; j++)
+        if (mv[j] > m) m = mv[j];
+    for (; i < n; i++)
+        if (p[i] > m) m = p[i];
+    return m;
 }
 
 // window >= 1
@@ -123,9 +161,7 @@ void sm_cache_step(const AttnConfig *c, float *state, size_t window, size_t pos,
             size_t s = ring(first + t0, window), n1 = nb < window - s ? nb : window - s;
             scores(p, K, qh, s, n1, dh, scale);
             if (nb > n1) scores(p + n1, K, qh, 0, nb - n1, dh, scale);
-            float bm = -INFINITY;
-            for (size_t i = 0; i < nb; i++)
-                if (p[i] > bm) bm = p[i];
+            float bm = block_max(p, nb);
             if (bm > m) {
                 float a = m == -INFINITY ? 0.0f : vexpf(m - bm);
                 l *= a;
@@ -152,7 +188,7 @@ void sm_cache_extend(const AttnConfig *c, float *state, size_t window, size_t ha
         float *K = state + h * head_floats(window, dh), *V = K + panelled(window) * dh;
         for (size_t slot = have; slot < n; slot++) {
             size_t from = slot % have;
-            for (size_t d = 0; d < dh; d++) K[k_at(slot, dh) + d * SM_LANES] = K[k_at(from, dh) + d * SM_LANES];
+            for (size_t d = 0; d < dh; d++) K[k_at(slot, dh) + d * SM_GROUP] = K[k_at(from, dh) + d * SM_GROUP];
             memcpy(V + slot * dh, V + from * dh, dh * sizeof(float));
         }
     }

@@ -61,6 +61,9 @@ typedef struct {
                               // the cores (or the work did not keep every thread busy)
 } BenchTime;
 
+// the median of t[0 .. n), n >= 1 (sorts t)
+double bench_median(double *t, int n);
+
 // One untimed warm-up call of body, then timed calls until both o->min_reps
 // and o->min_seconds are reached (at most o->max_reps). `setup`, if not NULL,
 // runs untimed before every call (warm-up included).

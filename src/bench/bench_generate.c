@@ -12,7 +12,8 @@
 // Around 64: each timed call resets the generator, absorbs 64 tokens untimed,
 // then times 16 steps (positions 64 .. 79).
 // Around 16384: the generator is brought to position 16384 once, then calls of
-// 16 steps are timed back to back; the cost no longer changes with the
+// 16 steps are timed, each after one untimed pass of the bandwidth reference
+// (below); the cost no longer changes with the
 // position there (softmax's cache is full, so each step attends to exactly
 // 16384 entries; the fast-weight state has a fixed size anyway).
 //   fast-weight kinds: 16384 real steps get there (with --quick the position
@@ -22,13 +23,24 @@
 //   entries (generator_extend, AttnKind.state_extend) and the position is set
 //   to 16384. A step's cost depends on how many entries it reads, not on
 //   their values.
+//
+// The bandwidth reference at 16384: a plain sum (bench/membw.h) over a buffer
+// of as many bytes as a token reads there (weights + state in use), one pass
+// before every timed burst, in the same child: the bursts and the passes see
+// the same load on the machine (on a shared machine the other core's memory
+// traffic moves both), the same page size (4 KiB: neither is madvised), and
+// the same share of the last-level cache (a 64 MiB cache re-read every token
+// may find part of itself in a 32 MiB L3; so may the reference). Both are
+// medians per CPU-second; "% bw" is the ratio of the two medians.
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "kernels/matvec.h"
 #include "model/generate.h"
 #include "model/sampler.h"
 #include "bench/bench.h"
+#include "bench/membw.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
 #include "util/format_bytes.h"
@@ -37,7 +49,7 @@ enum { LAYERS = 4, HEADS = 4, D_MODEL = 128, FAR = 16384, NEAR = 64, BURST = 16 
 
 // a position's slots, the same for @64 (from OUT_NEAR on) and @16384 (from OUT_FAR on)
 enum { AT_S, AT_REPS, AT_CPU, AT_CPU_S, AT_STATE, AT_N };
-enum { OUT_NEAR = 0, OUT_FAR = AT_N, OUT_FILL_S = 2 * AT_N, OUT_HOW, OUT_WEIGHT_BYTES };
+enum { OUT_NEAR = 0, OUT_FAR = AT_N, OUT_FILL_S = 2 * AT_N, OUT_HOW, OUT_WEIGHT_BYTES, OUT_REF_GBS };
 
 // how position 16384 was reached
 enum { HOW_STEPS, HOW_COPY, HOW_JUMP };
@@ -53,6 +65,9 @@ typedef struct {
     Generator g;
     Sampler s;
     int tok;
+    MemBw ref;        // at 16384: the bandwidth reference, one pass before each burst
+    double *ref_gbs;  // (ref_cap) its passes' GB/s per CPU-second
+    int n_ref, ref_cap;
 } GenCtx;
 
 // one position's burst: time per token and the attention cache/state in use
@@ -88,6 +103,12 @@ static void restart_to_near(void *ctx) {
 
 static void burst(void *ctx) { steps(ctx, BURST); }
 
+static void ref_pass(void *ctx) {
+    GenCtx *x = ctx;
+    double gbs = membw_pass(&x->ref);
+    if (x->n_ref < x->ref_cap) x->ref_gbs[x->n_ref++] = gbs;
+}
+
 static int gen_child(void *ctx, double *out) {
     const GenJob *j = ctx;
     Config c;
@@ -118,10 +139,24 @@ static int gen_child(void *ctx, double *out) {
         out[OUT_HOW] = HOW_STEPS;
     }
     out[OUT_FILL_S] = bench_now() - t0;
-    BenchTime far = bench_time(&o, NULL, burst, &x);
-    store_position(out + OUT_FAR, &far, &x.g);
     // every matrix is read once per token, 4 or 2 bytes a weight
     out[OUT_WEIGHT_BYTES] = (j->weights == GEN_WEIGHTS_BF16 ? 2.0 : 4.0) * (double)m.n_weights;
+    double bytes = out[OUT_WEIGHT_BYTES] + (double)generator_state_bytes_used(&x.g);
+    if (membw_open(&x.ref, (size_t)bytes)) {
+        sampler_free(&x.s);
+        generator_free(&x.g);
+        model_free(&m);
+        return err_set(ERR_RUNTIME, "generate: cannot allocate the bandwidth reference (%.0f bytes)", bytes);
+    }
+    x.ref_cap = o.max_reps + 1;  // the warm-up's pass too
+    x.ref_gbs = xcalloc((size_t)x.ref_cap, sizeof(double));
+    x.n_ref = 0;
+    BenchTime far = bench_time(&o, ref_pass, burst, &x);
+    store_position(out + OUT_FAR, &far, &x.g);
+    // the warm-up's pass (the first) is left out, as the warm-up burst is
+    out[OUT_REF_GBS] = x.n_ref > 1 ? bench_median(x.ref_gbs + 1, x.n_ref - 1) : 0;
+    membw_close(&x.ref);
+    free(x.ref_gbs);
 
     sampler_free(&x.s);
     generator_free(&x.g);
@@ -129,11 +164,15 @@ static int gen_child(void *ctx, double *out) {
     return 0;
 }
 
-// one position's generate.csv row; `bytes`: read per token, `gbs`: those per CPU-second
+// one position's generate.csv row; `bytes`: read per token, `gbs`: those per
+// CPU-second; `ref`: the bandwidth reference's GB/s (0: not measured there)
 static void csv_position(FILE *f, const char *kind, const char *weights, int position, const double *at,
-                         double bytes, double gbs, const char *how) {
-    fprintf(f, "%s,%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%.0f,%.3f,%s\n", kind, weights, position, (int)at[AT_REPS], at[AT_S] * 1e6,
-            1.0 / at[AT_S], at[AT_CPU], at[AT_CPU_S] * 1e6, at[AT_STATE], bytes, gbs, how);
+                         double bytes, double gbs, double ref, const char *how) {
+    fprintf(f, "%s,%s,%d,%d,%.4f,%.1f,%.3f,%.4f,%.0f,%.0f,%.3f,", kind, weights, position, (int)at[AT_REPS], at[AT_S] * 1e6,
+            1.0 / at[AT_S], at[AT_CPU], at[AT_CPU_S] * 1e6, at[AT_STATE], bytes, gbs);
+    if (ref > 0) fprintf(f, "%.3f,%.1f,", ref, 100.0 * gbs / ref);
+    else fprintf(f, ",,");
+    fprintf(f, "%s\n", how);
 }
 
 int bench_part_generate(const BenchOpts *o) {
@@ -141,7 +180,7 @@ int bench_part_generate(const BenchOpts *o) {
     int rc = atomic_open_in(&a, o->out, "generate.csv");
     if (rc) return rc;
     fprintf(a.f, "kind,weights,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,"
-                 "bytes_per_token,gbs_cpu,how\n");
+                 "bytes_per_token,gbs_cpu,ref_gbs,pct_of_ref,how\n");
     Config shown;  // the sizes as --set left them
     bench_config(&shown, o->kinds[0], LAYERS, HEADS, D_MODEL, FAR, 1, POS_NONE);
 
@@ -149,19 +188,21 @@ int bench_part_generate(const BenchOpts *o) {
            "  model: layers %d, heads %d, d_model %d, ffn %d, vocab %d, pos none, block_size (KV window) %d\n"
            "  time: median of timed bursts of %d tokens, wall clock (tokens/s) and CPU time; state:\n"
            "  attention cache/state in use; GB/s: the bytes a token must read (weights + state in use)\n"
-           "  per CPU-second, against the 1-thread DRAM read bandwidth of part peak (%.1f GB/s);\n"
+           "  per CPU-second. ref: at 16384, a plain 1-thread sum of as many bytes, one pass before each\n"
+           "  timed burst in the same process (median; part peak's 256 MiB best-of: %.1f GB/s);\n"
+           "  %% ref: the median burst's GB/s over the median pass's (both per CPU-second, 4 KiB pages);\n"
            "  weights: fp32, or bf16 (`sample --weights bf16`, kernel %s)\n\n",
            shown.layers, shown.heads, shown.d_model, shown.ffn_mult, BENCH_VOCAB, shown.block_size, BURST, o->mem_gbs,
            matvec_bf16_kernel());
-    printf("  %-13s %-4s %22s %8s %10s %6s %22s %8s %10s %6s %5s  %s\n", "kind", "wts", "@64: us/tok (tok/s)", "cpu us", "state",
-           "GB/s", "@16384: us/tok (tok/s)", "cpu us", "state", "GB/s", "% bw", "how 16384 was reached");
+    printf("  %-13s %-4s %22s %8s %10s %6s %22s %8s %10s %6s %6s %5s  %s\n", "kind", "wts", "@64: us/tok (tok/s)", "cpu us",
+           "state", "GB/s", "@16384: us/tok (tok/s)", "cpu us", "state", "GB/s", "ref", "% ref", "how 16384 was reached");
     for (int k = 0; k < 2 * o->n_kinds; k++) {
         GenJob j = {.o = o, .kind = o->kinds[k / 2], .weights = k % 2 ? GEN_WEIGHTS_BF16 : GEN_WEIGHTS_FP32};
         const char *wn = GEN_WEIGHTS_NAME[j.weights];
         BenchResult r;
         if (bench_in_child(gen_child, &j, &r)) {
             printf("  %-13s %-4s failed: %s\n", j.kind, wn, err_msg());
-            fprintf(a.f, "%s,%s,%d,,,,,,,,,failed\n%s,%s,%d,,,,,,,,,failed\n", j.kind, wn, NEAR, j.kind, wn, FAR);
+            fprintf(a.f, "%s,%s,%d,,,,,,,,,,,failed\n%s,%s,%d,,,,,,,,,,,failed\n", j.kind, wn, NEAR, j.kind, wn, FAR);
             continue;
         }
         const double *v = r.out, *vn = v + OUT_NEAR, *vf = v + OUT_FAR;
@@ -174,12 +215,12 @@ int bench_part_generate(const BenchOpts *o) {
         snprintf(how, sizeof how, "%s (%.1f s)", hw, v[OUT_FILL_S]);
         double b1 = v[OUT_WEIGHT_BYTES] + vn[AT_STATE], b2 = v[OUT_WEIGHT_BYTES] + vf[AT_STATE];
         double g1 = b1 / vn[AT_CPU_S] * 1e-9, g2 = b2 / vf[AT_CPU_S] * 1e-9;
-        printf("  %-13s %-4s %22s %8.1f %10s %6.1f %22s %8.1f %10s %6.1f %4.0f%%  %s\n", j.kind, wn, c1,
-               vn[AT_CPU_S] * 1e6, s1, g1, c2, vf[AT_CPU_S] * 1e6, s2, g2,
-               o->mem_gbs > 0 ? 100.0 * g2 / o->mem_gbs : NAN, how);
+        double ref = v[OUT_REF_GBS];
+        printf("  %-13s %-4s %22s %8.1f %10s %6.1f %22s %8.1f %10s %6.1f %6.1f %4.0f%%  %s\n", j.kind, wn, c1,
+               vn[AT_CPU_S] * 1e6, s1, g1, c2, vf[AT_CPU_S] * 1e6, s2, g2, ref, ref > 0 ? 100.0 * g2 / ref : NAN, how);
         fflush(stdout);
-        csv_position(a.f, j.kind, wn, NEAR, vn, b1, g1, "real steps");
-        csv_position(a.f, j.kind, wn, FAR, vf, b2, g2, hw);
+        csv_position(a.f, j.kind, wn, NEAR, vn, b1, g1, 0, "real steps");
+        csv_position(a.f, j.kind, wn, FAR, vf, b2, g2, ref, hw);
     }
     printf("\n");
     return atomic_commit(&a);

@@ -39,7 +39,7 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double median_of(double *t, int n) {
+double bench_median(double *t, int n) {
     qsort(t, (size_t)n, sizeof(double), cmp_double);
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
@@ -62,7 +62,7 @@ BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx)
         total += t[n++];
     }
     // (initialisers are not sequenced: sort first, then read the extremes)
-    double med = median_of(t, n), cpu_med = median_of(c, n);
+    double med = bench_median(t, n), cpu_med = bench_median(c, n);
     BenchTime r = {.median = med, .min = t[0], .max = t[n - 1], .reps = n, .cpu_median = cpu_med,
                    .cpu_share = cpu / (total * (double)pool_threads())};
     free(t);

@@ -31,22 +31,37 @@ static float sum_all(const float *restrict x, size_t n) {
     return s;
 }
 
-double membw_read_gbs(size_t bytes, int trials) {
-    size_t n = bytes / sizeof(float) / LANES * LANES;
+int membw_open(MemBw *b, size_t bytes) {
+    b->x = NULL;
+    b->n = bytes / sizeof(float) / LANES * LANES;
     void *p = NULL;
-    if (n == 0 || posix_memalign(&p, 64, n * sizeof(float))) return 0;
-    float *x = p;
-    for (size_t i = 0; i < n; i++) x[i] = (float)(i & 7);
-    volatile float sink = 0;
+    if (b->n == 0 || posix_memalign(&p, 64, b->n * sizeof(float))) return -1;
+    b->x = p;
+    for (size_t i = 0; i < b->n; i++) b->x[i] = (float)(i & 7);
+    return 0;
+}
+
+double membw_pass(const MemBw *b) {
+    static volatile float sink;
+    double t0 = now_s();
+    sink += sum_all(b->x, b->n);
+    double dt = now_s() - t0;
+    return (double)b->n * sizeof(float) / dt * 1e-9;
+}
+
+void membw_close(MemBw *b) {
+    free(b->x);
+    b->x = NULL;
+}
+
+double membw_read_gbs(size_t bytes, int trials) {
+    MemBw b;
+    if (membw_open(&b, bytes)) return 0;
     double best = 0;
     for (int t = 0; t < trials; t++) {
-        double t0 = now_s();
-        sink += sum_all(x, n);
-        double dt = now_s() - t0;
-        double gbs = (double)n * sizeof(float) / dt * 1e-9;
+        double gbs = membw_pass(&b);
         if (gbs > best) best = gbs;
     }
-    (void)sink;
-    free(p);
+    membw_close(&b);
     return best;
 }

@@ -1,12 +1,29 @@
 // membw.h — the machine's memory read bandwidth, measured rather than looked up.
 //
 // One thread sums a buffer far larger than any cache (so every byte comes from
-// DRAM), best of several passes. That is the ceiling for work that streams
-// data once: generation's KV-cache reads at long contexts, and the element-wise
-// ops of the profile (whose data often sits in cache, so they may exceed it).
+// DRAM). That is the ceiling for work that streams data once: generation's
+// KV-cache reads at long contexts, and the element-wise ops of the profile
+// (whose data often sits in cache, so they may exceed it).
+//
+// Two ways to use it: membw_read_gbs, the best of several passes (part peak);
+// or a MemBw buffer kept open and timed one pass at a time between other
+// measurements (part generate interleaves its passes with the bursts it
+// compares them with, so both see the same load on the machine).
 #pragma once
 #include <stddef.h>
 
-// GB/s (1e9 bytes) per CPU-second of one thread reading `bytes` bytes, best
-// of `trials` passes. Returns 0 if the buffer cannot be allocated.
+typedef struct {
+    float *x;  // (n) written once, so every page is mapped and holds data
+    size_t n;
+} MemBw;
+
+// allocates and writes a buffer of about `bytes` (4 KiB pages, as the rest
+// of the program's memory: no madvise). Returns 0, or -1 if it cannot.
+int membw_open(MemBw *b, size_t bytes);
+// one pass over the buffer: GB/s (1e9 bytes) per CPU-second of this thread
+double membw_pass(const MemBw *b);
+void membw_close(MemBw *b);
+
+// GB/s per CPU-second of one thread reading `bytes` bytes, best of `trials`
+// passes. Returns 0 if the buffer cannot be allocated.
 double membw_read_gbs(size_t bytes, int trials);

@@ -8,13 +8,11 @@
 // for negative z, so it is more accurate than the literal formula there.
 #include "kernels/nn.h"
 
+#include "kernels/gelu.h"
 #include "kernels/vexp.h"
 #include "util/pool.h"
 
 #define GELU_GRAIN 8192  // elements per task: the exp makes each one ~20 flops
-
-static const float GELU_K = 0.7978845608028654f;  // sqrt(2 / pi)
-static const float GELU_A = 0.044715f;
 
 // ---- forward ----
 
@@ -27,11 +25,7 @@ static void gelu_fwd_range(void *vctx, size_t lo, size_t hi) {
     const GeluFwd *k = vctx;
     float *restrict out = k->out;
     const float *restrict inp = k->inp;
-    for (size_t i = lo; i < hi; i++) {
-        float x = inp[i];
-        float z = GELU_K * (x + GELU_A * x * x * x);
-        out[i] = x / (1.0f + vexpf(-2.0f * z));
-    }
+    for (size_t i = lo; i < hi; i++) out[i] = gelu_value(inp[i]);
 }
 
 // out, inp (n)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kernels/bf16.h"
+#include "kernels/gelu.h"
 #include "kernels/gemm.h"
 
 #if defined(__AVX512F__) || defined(BF16_HAVE_KERNELS)
@@ -118,7 +119,8 @@ size_t matvec_bf16_packed_size(size_t K, size_t OC) {
     return total;
 }
 
-size_t matvec_bf16_scratch_size(size_t K) { return pairs(K); }
+// whole blocks: the first panel stores the rounded input a block at a time
+size_t matvec_bf16_scratch_size(size_t K) { return (K + MATVEC_BLOCK - 1) / MATVEC_BLOCK * (MATVEC_BLOCK / 2); }
 
 // Panel layout: for each pair of k (2p, 2p+1), per output a 32-bit word with
 // bf16(W[o][2p]) in the low half and bf16(W[o][2p+1]) in the high half (what
@@ -135,11 +137,23 @@ void matvec_bf16_pack(uint16_t *dst, const float *w, size_t OC, size_t K) {
     }
 }
 
+// What a product's input goes through before it is rounded (matvec.h)
+static inline float act_value(MatvecInput act, float x) { return act == MATVEC_IN_GELU ? gelu_value(x) : x; }
+
 // the input as bf16 pairs, one word per (2p, 2p+1): the bf16 values in order
 // (little-endian, so value 2p is the low half of word p), zero past K
-static void round_input(uint32_t *x2, const float *inp, size_t K) {
+static void round_input(uint32_t *x2, const float *inp, size_t K, MatvecInput act) {
     uint16_t *h = (uint16_t *)(void *)x2;
-    bf16_from_floats(h, inp, K);
+    if (act == MATVEC_IN_PLAIN) {
+        bf16_from_floats(h, inp, K);
+    } else {
+        float blk[MATVEC_BLOCK];
+        for (size_t k0 = 0; k0 < K; k0 += MATVEC_BLOCK) {
+            size_t nb = min_sz(MATVEC_BLOCK, K - k0);
+            for (size_t k = 0; k < nb; k++) blk[k] = act_value(act, inp[k0 + k]);
+            bf16_from_floats(h + k0, blk, nb);
+        }
+    }
     if (K % 2) h[K] = 0;
 }
 
@@ -167,12 +181,39 @@ static void panel_bf16_plain(float *out, const uint32_t *x2, const uint32_t *w, 
 // kernels/bf16.h) and only called when bf16_cpu_missing() says the CPU has it.
 // NQ is a constant in each instantiation (see panel_bf16_avx512), so the
 // accumulators stay in registers.
+//
+// The first panel of a product also rounds the input (`inp` non-NULL), a
+// block of MATVEC_BLOCK values (MATVEC_BLOCK / 2 pairs) just before the block's
+// pairs are used, into x2 for the later panels: the input's work (GELU's exp,
+// the rounding) then runs between the weight loads of the block before,
+// whose wait for memory leaves the arithmetic units idle, instead of in a
+// pass of its own before the product.
+BF16_TARGET static inline __attribute__((always_inline)) void round_block(uint32_t *x2, const float *inp, size_t K,
+                                                                          size_t k0, MatvecInput act) {
+    float blk[MATVEC_BLOCK];
+    size_t nb = min_sz(MATVEC_BLOCK, K - k0);
+    const float *x = inp + k0;
+    if (nb == MATVEC_BLOCK && act == MATVEC_IN_GELU) {  // whole blocks: loops that vectorise
+        for (size_t k = 0; k < MATVEC_BLOCK; k++) blk[k] = gelu_value(x[k]);
+    } else if (nb == MATVEC_BLOCK) {
+        memcpy(blk, x, sizeof blk);
+    } else {
+        for (size_t k = 0; k < MATVEC_BLOCK; k++) blk[k] = k < nb ? act_value(act, x[k]) : 0.0f;
+    }
+    // vcvtne2ps2bf16: the second operand's 16 values become the low half, so
+    // the 32 bf16 come out in k order, two a word (round_input's layout)
+    __m512bh h = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(blk + 16), _mm512_loadu_ps(blk));
+    _mm512_store_si512((void *)(x2 + k0 / 2), (__m512i)h);
+}
+
 BF16_TARGET static inline __attribute__((always_inline)) void panel_bf16_core(
-    float *out, const uint32_t *x2, const uint32_t *w, size_t P, size_t n, size_t NQ, MatvecMode mode) {
+    float *out, const float *inp, size_t K, MatvecInput act, uint32_t *x2, const uint32_t *w, size_t P, size_t n,
+    size_t NQ, MatvecMode mode) {
     __m512 acc[16];
 #pragma GCC unroll 16
     for (size_t q = 0; q < NQ; q++) acc[q] = _mm512_setzero_ps();
     for (size_t p = 0; p < P; p++) {
+        if (inp && p % (MATVEC_BLOCK / 2) == 0) round_block(x2, inp, K, 2 * p, act);
         __m512bh s = (__m512bh)_mm512_set1_epi32((int)x2[p]);
         const uint32_t *wp = w + p * 16 * NQ;
 #pragma GCC unroll 16
@@ -189,13 +230,13 @@ BF16_TARGET static inline __attribute__((always_inline)) void panel_bf16_core(
     }
 }
 
-#define PANEL_BF16_CASE(nq)                                  \
-    case nq:                                                 \
-        panel_bf16_core(out, x2, w, P, n, nq, mode);         \
+#define PANEL_BF16_CASE(nq)                                             \
+    case nq:                                                            \
+        panel_bf16_core(out, inp, K, act, x2, w, P, n, nq, mode);       \
         break;
 
-BF16_TARGET static void panel_bf16_avx512(float *out, const uint32_t *x2, const uint32_t *w, size_t P, size_t n,
-                                          size_t nq, MatvecMode mode) {
+BF16_TARGET static void panel_bf16_avx512(float *out, const float *inp, size_t K, MatvecInput act, uint32_t *x2,
+                                          const uint32_t *w, size_t P, size_t n, size_t nq, MatvecMode mode) {
     switch (nq) {
         PANEL_BF16_CASE(1) PANEL_BF16_CASE(2) PANEL_BF16_CASE(3) PANEL_BF16_CASE(4) PANEL_BF16_CASE(5)
         PANEL_BF16_CASE(6) PANEL_BF16_CASE(7) PANEL_BF16_CASE(8) PANEL_BF16_CASE(9) PANEL_BF16_CASE(10)
@@ -221,21 +262,26 @@ static int use_asm(void) {
 
 const char *matvec_bf16_kernel(void) { return use_asm() ? "avx512-bf16" : "plain-c"; }
 
-void matvec_bf16(float *out, const float *inp, const uint16_t *packed, size_t K, size_t OC,
-                 MatvecMode mode, uint32_t *scratch) {
+void matvec_bf16_in(float *out, const float *inp, MatvecInput act, const uint16_t *packed, size_t K, size_t OC,
+                    MatvecMode mode, uint32_t *scratch) {
     size_t P = pairs(K);
-    round_input(scratch, inp, K);
     const uint32_t *w = (const uint32_t *)(const void *)packed;
     int fast = use_asm();
+    if (!fast || OC == 0) round_input(scratch, inp, K, act);
     for (size_t r = 0; r < OC; r += MATVEC_PANEL) {
         size_t n = min_sz(MATVEC_PANEL, OC - r), nq = vecs(n);
 #if defined(BF16_HAVE_KERNELS)
-        if (fast)
-            panel_bf16_avx512(out + r, scratch, w, P, n, nq, mode);
+        if (fast)  // the first panel rounds the input as it goes
+            panel_bf16_avx512(out + r, r == 0 ? inp : NULL, K, act, scratch, w, P, n, nq, mode);
         else
 #endif
             panel_bf16_plain(out + r, scratch, w, P, n, 16 * nq, mode);
         w += P * 16 * nq;
     }
     (void)fast;
+}
+
+void matvec_bf16(float *out, const float *inp, const uint16_t *packed, size_t K, size_t OC, MatvecMode mode,
+                 uint32_t *scratch) {
+    matvec_bf16_in(out, inp, MATVEC_IN_PLAIN, packed, K, OC, mode, scratch);
 }

@@ -49,6 +49,17 @@ size_t matvec_bf16_scratch_size(size_t K);
 void matvec_bf16(float *out, const float *inp, const uint16_t *packed, size_t K, size_t OC,
                  MatvecMode mode, uint32_t *scratch);
 
+// What the input goes through before it is rounded: nothing, or GELU
+// (kernels/gelu.h: gelu_forward's values, bit for bit). matvec_bf16_in(...,
+// MATVEC_IN_GELU, ...) gives exactly matvec_bf16 on gelu_forward(inp): the
+// AVX-512 BF16 kernel applies it a block of MATVEC_BLOCK inputs at a time,
+// between the weight loads of the product's first panel, where it costs
+// little; no pass of its own and no buffer for GELU's output.
+typedef enum { MATVEC_IN_PLAIN, MATVEC_IN_GELU } MatvecInput;
+#define MATVEC_BLOCK 32  // inputs rounded at a time (two 16-float vectors)
+void matvec_bf16_in(float *out, const float *inp, MatvecInput act, const uint16_t *packed, size_t K,
+                    size_t OC, MatvecMode mode, uint32_t *scratch);
+
 // Which bf16 kernel matvec_bf16 runs: "avx512-bf16" (vdpbf16ps) or "plain-c".
 // matvec_bf16_force_plain(1) makes it take plain C anyway (tests compare the
 // two; a CPU without AVX-512 BF16 always takes plain C).

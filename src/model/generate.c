@@ -209,6 +209,12 @@ static void ffn_block(Generator *g, size_t l) {
     size_t mat = l * GEN_PER_LAYER;
     layernorm_forward(g->h, NULL, NULL, g->x, y->ln2_w->data, y->ln2_b->data, 1, m->C);
     project(g, g->fc, g->h, mat + GEN_FC, MATVEC_STORE);
+    if (g->weights == GEN_WEIGHTS_BF16) {  // GELU inside the product that rounds its input
+        const Tensor *p = matrix(m, mat + GEN_FC_PROJ);
+        matvec_bf16_in(g->x, g->fc, MATVEC_IN_GELU, (const uint16_t *)g->packed + g->offset[mat + GEN_FC_PROJ],
+                       p->cols, p->rows, MATVEC_ADD, g->x2);
+        return;
+    }
     gelu_forward(g->fc_act, g->fc, m->F);
     project(g, g->x, g->fc_act, mat + GEN_FC_PROJ, MATVEC_ADD);
 }

@@ -642,15 +642,46 @@ static void test_step_bit_identical_to_obvious_loops(void) {
         }
 }
 
+// Scores of +0 and -0 (a tiny negative dot product times 1/sqrt(dh) rounds to
+// -0): the step takes a block's max 16 lanes at a time, so among equal +0 and
+// -0 it may keep another sign than the obvious loop's first-seen one. Here the
+// oldest score is negative, the next -0 (the obvious loop's max) and the 17th
+// +0 (the first in its lane after a smaller value). The output must not
+// depend on it, bit for bit.
+static void test_step_signed_zero_scores(void) {
+    size_t H = 1, dh = 8, window = 64, T = 40;
+    AttnConfig c = cfg_of((int)H, (int)dh);
+    float *st = fbuf(K_->state_floats(&c, window));
+    float *Kc = fbuf(window * dh), *Vc = fbuf(window * dh);
+    float q[8] = {1e-30f}, k[8] = {0}, v[8], y1[8], y2[8];
+    Rng r;
+    rng_seed(&r, 31);
+    K_->state_reset(&c, st, window);
+    int same = 1, neg_zero = 0;
+    for (size_t t = 0; t < T; t++) {
+        k[0] = t == 1 ? -1e-15f : t == 16 ? 1e-15f : -1.0f;
+        float sc = (0.0f + q[0] * k[0]) * (1.0f / sqrtf((float)dh));
+        neg_zero |= sc == 0.0f && signbit(sc);
+        fill_normal(v, dh, 1.0f, &r);
+        K_->step(&c, st, window, t, y1, q, k, v, NULL, NULL);
+        obvious_step(Kc, Vc, window, t, y2, q, k, v, H, dh);
+        same &= memcmp(y1, y2, sizeof y1) == 0;
+    }
+    CHECK(neg_zero);  // the case is what it says
+    CHECK(same);
+    free(st), free(Kc), free(Vc);
+}
+
 // ---- sizes and the table ------------------------------------------------------
 
 static void test_sizes_and_table(void) {
     AttnConfig c = cfg_of(4, 32);
     CHECK(strcmp(K_->name, "softmax") == 0);
     CHECK(K_->uses_decay == 0 && K_->n_aux == 0 && K_->last_state_norm == NULL);
-    // per head: K in panels of 16 slots (10 rounded up to 16), V in 10 rows
-    CHECK(K_->state_floats(&c, 10) == 4 * (16 + 10) * 32);
-    CHECK(K_->state_floats(&c, 32) == 4 * (32 + 32) * 32);
+    // per head: K in groups of 64 slots (10 and 65 rounded up), V in `window` rows
+    CHECK(K_->state_floats(&c, 10) == 4 * (64 + 10) * 32);
+    CHECK(K_->state_floats(&c, 64) == 4 * (64 + 64) * 32);
+    CHECK(K_->state_floats(&c, 65) == 4 * (128 + 65) * 32);
     CHECK(K_->memory_bytes(&c, 100) == 2 * 4 * 100 * 32 * 4);
     CHECK(K_->memory_bytes(&c, 0) == 0);
     size_t n = K_->state_floats(&c, 10);
@@ -678,6 +709,7 @@ int main(void) {
     TEST(test_bit_identical_across_threads);
     TEST(test_step_matches_forward);
     TEST(test_step_bit_identical_to_obvious_loops);
+    TEST(test_step_signed_zero_scores);
     TEST(test_step_window_drops_oldest);
     TEST(test_step_long_context_in_blocks);
     TEST(test_state_extend_is_repeated_steps);

@@ -96,7 +96,7 @@ static void test_peak_and_generate_parts(void) {
     snprintf(p, sizeof p, "%s/generate.csv", out);
     csv = read_all(p, NULL);
     hdr = "kind,weights,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,bytes_per_token,"
-          "gbs_cpu,how\n";
+          "gbs_cpu,ref_gbs,pct_of_ref,how\n";
     CHECK(csv && !strncmp(csv, hdr, strlen(hdr)));
     CHECK(csv && count_lines(csv) == 5);
     const char *r64 = csv ? strstr(csv, "\nlinear,fp32,64,") : NULL, *rfar = csv ? strstr(csv, "\nlinear,fp32,16384,") : NULL;
@@ -113,6 +113,10 @@ static void test_peak_and_generate_parts(void) {
         CHECK(csv_field(r64 + 1, 8) > 0 && csv_field(r64 + 1, 8) == csv_field(rfar + 1, 8));
         // bytes read per token: at least the state, plus the weights; and their rate
         CHECK(csv_field(r64 + 1, 9) > csv_field(r64 + 1, 8) && csv_field(rfar + 1, 10) > 0);
+        // at 16384 the bandwidth reference (a sum of as many bytes, interleaved
+        // with the bursts) and the burst's rate as a percentage of it
+        double gbs = csv_field(rfar + 1, 10), ref = csv_field(rfar + 1, 11), pct = csv_field(rfar + 1, 12);
+        CHECK(ref > 0 && pct > 0 && fabs(pct - 100.0 * gbs / ref) <= 0.05 + 1e-3 * pct);
     }
     free(csv);
 }

@@ -138,10 +138,46 @@ static void test_bf16_exact_and_ties(void) {
     free(p), free(s);
 }
 
+// MATVEC_IN_GELU: the product of the rounded GELU of the input, bit for bit
+// what gelu_forward followed by matvec_bf16 gives (the same rounded words in
+// the same order), from either kernel, in store and add mode, for input
+// lengths around the block (MATVEC_BLOCK) and panel widths.
+static void test_bf16_gelu_input_is_gelu_then_product(void) {
+    for (int plain = 0; plain < 2; plain++) {
+        matvec_bf16_force_plain(plain);
+        for (size_t si = 0; si < N_SHAPES; si++) {
+            size_t K = SHAPES[si][0], OC = SHAPES[si][1];
+            Rng rng;
+            rng_seed(&rng, 300 + si);
+            float *x = xmalloc(K * sizeof(float)), *gx = xmalloc(K * sizeof(float)), *w = xmalloc(OC * K * sizeof(float));
+            float *y0 = xmalloc(OC * sizeof(float)), *y1 = xmalloc(OC * sizeof(float));
+            fill_uniform(&rng, x, K, -4, 4);
+            fill_uniform(&rng, w, OC * K, -1, 1);
+            fill_uniform(&rng, y0, OC, -4, 4);
+            memcpy(y1, y0, OC * sizeof(float));
+            uint16_t *p = aligned_alloc(64, (matvec_bf16_packed_size(K, OC) * 2 + 63) / 64 * 64 + 64);
+            uint32_t *scratch = aligned_alloc(64, (matvec_bf16_scratch_size(K) * 4 + 63) / 64 * 64 + 64);
+            matvec_bf16_pack(p, w, OC, K);
+            gelu_forward(gx, x, K);
+            for (int mode = 0; mode < 2; mode++) {
+                MatvecMode md = mode ? MATVEC_ADD : MATVEC_STORE;
+                matvec_bf16(y0, gx, p, K, OC, md, scratch);
+                matvec_bf16_in(y1, x, MATVEC_IN_GELU, p, K, OC, md, scratch);
+                int same = memcmp(y0, y1, OC * sizeof(float)) == 0;
+                if (!same) printf("  gelu input, %s, K %zu, OC %zu, %s: differs\n", matvec_bf16_kernel(), K, OC, mode ? "add" : "store");
+                CHECK(same);
+            }
+            free(x), free(gx), free(w), free(y0), free(y1), free(p), free(scratch);
+        }
+    }
+    matvec_bf16_force_plain(0);
+}
+
 int main(void) {
     TEST(test_f32_matches_matmul_row);
     TEST(test_bf16_against_reference);
     TEST(test_bf16_exact_and_ties);
+    TEST(test_bf16_gelu_input_is_gelu_then_product);
     pool_shutdown();
     return test_summary();
 }
