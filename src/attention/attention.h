@@ -32,6 +32,24 @@ typedef struct {
     int decay_learned;    // θ is trained (decay = learned | data), else it stays at decay_init
 } AttnConfig;
 
+// Where a batch's q, k, v (and dq, dk, dv), and y (and dy) lie in memory, for
+// forward_io / backward_io: element i of position t of head h of sequence b
+// is at b * bs + h * hs + t * ld + i (i < dh, contiguous). The head-major
+// layout above is one instance (attn_io_slabs); the model's projection is
+// another: q, k, v read straight from its (B*T, 3C + H*n_aux) output (ld = W,
+// hs = dh) and y written straight into the (B*T, C) output, so no layout copy.
+typedef struct {
+    size_t B, T;
+    size_t ld, hs, bs;      // q, k, v, dq, dk, dv
+    size_t ldy, hsy, bsy;   // y, dy
+} AttnIO;
+
+// (B, H, T, dh) for everything: the layout of forward / backward
+static inline AttnIO attn_io_slabs(const AttnConfig *c, size_t B, size_t T) {
+    size_t dh = (size_t)c->dh, hs = T * dh, bs = (size_t)c->heads * hs;
+    return (AttnIO){B, T, dh, hs, bs, dh, hs, bs};
+}
+
 // Where step()'s state keeps one head's fast-weight matrix S (dh, dh),
 // row-major: head h's S starts at h * head_stride; with has_z its normaliser z
 // (dh) follows S. (The rest of a head's stride, if any, is the kind's own.)
@@ -82,6 +100,18 @@ typedef struct AttnKind {
                      float *dv, float *daux, float *dtheta, const float *dy, float *work,
                      const float *q, const float *k, const float *v, const float *aux,
                      const float *theta, const float *y);
+
+    // The same two with q, k, v, y and their gradients where io says (aux
+    // stays (B, H, n_aux, T)); forward and backward are these at
+    // attn_io_slabs, so both give the same bits. NULL for a kind that reads
+    // only head-major slabs: the attention op then copies into slabs for it.
+    void (*forward_io)(const AttnConfig *c, const AttnIO *io, float *y, float *work,
+                       const float *q, const float *k, const float *v, const float *aux,
+                       const float *theta);
+    void (*backward_io)(const AttnConfig *c, const AttnIO *io, float *dq, float *dk,
+                        float *dv, float *daux, float *dtheta, const float *dy, float *work,
+                        const float *q, const float *k, const float *v, const float *aux,
+                        const float *theta, const float *y);
 
     // Mean over (b, h) of the Frobenius norm of the fast-weight state after the
     // last position of the last forward; NULL for kinds without a state matrix.

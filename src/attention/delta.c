@@ -42,6 +42,7 @@
 #include "attention/attention.h"
 #include "attention/decay.h"
 #include "attention/delta_chunk.h"
+#include "attention/feature_map.h"
 #include "attention/delta_wy.h"
 #include "attention/fastweight_work.h"
 #include "attention/value_weights.h"
@@ -190,9 +191,10 @@ static void delta_backward(const AttnConfig *c, size_t B, size_t T, float *dq, f
 }
 
 // ---- generation: the same per-token code, one position at a time ----
-// state: S (dh, dh) per head, then 2·dh floats of scratch for k̂, q̂ (not
-// state: overwritten by every step; kept here so step() needs no allocation
-// and no stack array sized by dh). No normaliser vector: q̂ is sum-normalised.
+// state: S (dh, dh) per head, then 2·dh floats of scratch for k̂, q̂ of a head
+// too large for delta_step's buffer (not state: overwritten by every step;
+// kept here so step() needs no allocation and no stack array sized by dh). No
+// normaliser vector: q̂ is sum-normalised.
 
 static size_t delta_state_floats(const AttnConfig *c, size_t window) {
     (void)window;
@@ -209,21 +211,33 @@ static void delta_state_reset(const AttnConfig *c, float *state, size_t window) 
 }
 
 // q, k, v, y (H, dh); aux (H, n_aux) the β logit, then (decay = data) the
-// gate logit; theta (H) or NULL
+// gate logit; theta (H) or NULL. Heads go in groups whose k̂ and q̂ are
+// computed together (φ in one call each, then delta_normalize_n: their sums side by side) into a buffer
+// on the stack; a head too large for it uses the state's scratch, alone.
+#define DELTA_STEP_FLOATS 512
 static void delta_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                        const float *q, const float *k, const float *v, const float *aux,
                        const float *theta) {
     (void)window, (void)pos;
     size_t d = (size_t)c->dh, H = (size_t)c->heads, na = attn_aux(&attn_delta, c);
-    float *kh = state + H * d * d, *qh = kh + d;
-    for (size_t h = 0; h < H; h++) {
-        DeltaSlab p = slab_params(c, 1, theta, h);
-        float *S = state + h * d * d, *yh = y + h * d, beta, omb;
-        delta_features(&p, kh, k + h * d);
-        delta_features(&p, qh, q + h * d);
-        delta_beta(aux[h * na], &beta, &omb);
-        float lam = (float)decay_lambda_at(&attn_delta, c, aux + h * na, theta, h);
-        delta_token_inplace(d, lam, beta, S, kh, qh, yh, v + h * d);
+    DeltaSlab p = slab_params(c, 1, NULL, 0);  // φ and its normalisation: the same for every head
+    float buf[DELTA_STEP_FLOATS], *feat = buf;
+    size_t G = DELTA_STEP_FLOATS / (2 * d);  // heads per group
+    if (G > DELTA_FEATURES_MAX / 2) G = DELTA_FEATURES_MAX / 2;
+    if (G == 0) G = 1, feat = state + H * d * d;
+    for (size_t h0 = 0; h0 < H; h0 += G) {
+        size_t n = H - h0 < G ? H - h0 : G;
+        float *kh = feat, *qh = feat + n * d;  // k̂ of the group's heads, then their q̂
+        fmap_forward(p.fmap, kh, k + h0 * d, n * d);
+        fmap_forward(p.fmap, qh, q + h0 * d, n * d);
+        delta_normalize_n(&p, feat, 2 * n);
+        for (size_t g = 0; g < n; g++) {
+            size_t h = h0 + g;
+            float beta, omb;
+            delta_beta(aux[h * na], &beta, &omb);
+            float lam = (float)decay_lambda_at(&attn_delta, c, aux + h * na, theta, h);
+            delta_token_inplace(d, lam, beta, state + h * d * d, kh + g * d, qh + g * d, y + h * d, v + h * d);
+        }
     }
 }
 

@@ -198,6 +198,21 @@ float delta_features(const DeltaSlab *p, float *out, const float *x) {
     return s;
 }
 
+void delta_normalize_n(const DeltaSlab *p, float *out, size_t n) {
+    size_t d = p->dh;
+    if (!p->normalize) return;
+    float s[DELTA_FEATURES_MAX] = {0};
+    for (size_t i = 0; i < d; i++)
+        for (size_t c = 0; c < n; c++) {
+            float o = out[c * d + i];
+            s[c] += p->key_norm == KEYNORM_L2 ? o * o : o;
+        }
+    for (size_t c = 0; c < n; c++) {
+        s[c] = p->key_norm == KEYNORM_L2 ? sqrtf(s[c] + p->eps) : s[c] + p->eps;
+        for (size_t i = 0; i < d; i++) out[c * d + i] /= s[c];
+    }
+}
+
 void delta_beta(float a, float *beta, float *one_minus_beta) {
     // sigmoid(±a) in double, each rounded once: 1 − β is exact-ish even when β
     // rounds to 1 (its gradient factor β(1 − β) must not become 0 too early)

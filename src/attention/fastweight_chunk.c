@@ -133,14 +133,30 @@ static double chunk_decay_grad(const Scratch *s, size_t t0, size_t L, float *dll
     return total;
 }
 
-// φ(q), φ(k) and Ṽ = [v | 1] for positions [t0, t0+L)
+// rows (rows, d) of src, rows ld apart -> dst (rows, d) contiguous
+static void copy_rows(float *restrict dst, const float *restrict src, size_t ld, size_t rows, size_t d) {
+    for (size_t r = 0; r < rows; r++)
+        for (size_t i = 0; i < d; i++) dst[r * d + i] = src[r * ld + i];
+}
+
+// φ(q), φ(k) and Ṽ = [v | 1] for positions [t0, t0+L) (rows of q, k, v ld apart).
+// Rows ld apart are strips of wider rows (attention.h: AttnIO): they are first
+// copied side by side (into dφq, dφk, free until the backward's products), a
+// tight loop with many loads in flight, then φ runs over contiguous values.
 static void load_chunk(const FwSlab *p, const Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *v) {
-    size_t d = p->dh, w = width(p);
-    fmap_forward(p->fmap, s->phq, q + t0 * d, L * d);
-    fmap_forward(p->fmap, s->phk, k + t0 * d, L * d);
+    size_t d = p->dh, w = width(p), ld = p->ld;
+    const float *xq = q + t0 * d, *xk = k + t0 * d;
+    if (ld != d) {
+        copy_rows(s->dphq, q + t0 * ld, ld, L, d);
+        copy_rows(s->dphk, k + t0 * ld, ld, L, d);
+        xq = s->dphq;
+        xk = s->dphk;
+    }
+    fmap_forward(p->fmap, s->phq, xq, L * d);
+    fmap_forward(p->fmap, s->phk, xk, L * d);
     for (size_t r = 0; r < L; r++) {
-        memcpy(s->vt + r * w, v + (t0 + r) * d, d * sizeof(float));
+        memcpy(s->vt + r * w, v + (t0 + r) * ld, d * sizeof(float));
         if (p->normalize) s->vt[r * w + d] = 1.0f;
     }
 }
@@ -220,7 +236,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
 
         for (size_t r = 0; r < L; r++) {
             const float *nr = s.nt + r * w;
-            float *yr = y + (t0 + r) * d;
+            float *yr = y + (t0 + r) * p->ldy;
             if (p->normalize) {
                 float den = nr[d] + p->eps;
                 sv.den[t0 + r] = den;
@@ -277,12 +293,12 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         // dÑ: y_r = num_r / den_r  =>  dnum_r = dy_r / den_r,
         //                             dden_r = -(dy_r · y_r) / den_r
         for (size_t r = 0; r < L; r++) {
-            const float *dyr = dy + (t0 + r) * d;
+            const float *dyr = dy + (t0 + r) * p->ldy;
             float *gr = s.nt + r * w;
             if (p->normalize) {
                 float den = sv.den[t0 + r];
                 for (size_t j = 0; j < d; j++) gr[j] = dyr[j] / den;
-                gr[d] = (float)(-dot(dyr, y + (t0 + r) * d, d) / den);
+                gr[d] = (float)(-dot(dyr, y + (t0 + r) * p->ldy, d) / den);
             } else {
                 memcpy(gr, dyr, d * sizeof(float));
             }
@@ -362,10 +378,11 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
 
         // through φ, and ADD into the caller's gradients
         // (s.phq, s.phk still hold φ(q), φ(k): the slope reuses them)
-        fmap_backward_phi(p->fmap, dq + t0 * d, s.dphq, q + t0 * d, s.phq, L * d);
-        fmap_backward_phi(p->fmap, dk + t0 * d, s.dphk, k + t0 * d, s.phk, L * d);
+        size_t ld = p->ld;
+        fmap_backward_phi_rows(p->fmap, dq + t0 * ld, ld, s.dphq, q + t0 * ld, s.phq, L, d);
+        fmap_backward_phi_rows(p->fmap, dk + t0 * ld, ld, s.dphk, k + t0 * ld, s.phk, L, d);
         for (size_t j = 0; j < L; j++) {
-            float *dvr = dv + (t0 + j) * d;
+            float *dvr = dv + (t0 + j) * ld;
             const float *gr = s.dvt + j * w;
             for (size_t i = 0; i < d; i++) dvr[i] += gr[i];
         }

@@ -44,6 +44,8 @@ typedef struct {
     int state_identity;  // S0 = I, z0 = 1
     double loglam;       // log λ, <= 0 (0: no decay); used when ll is NULL
     const float *ll;     // (T) log λ_t per position (decay = data), or NULL: λ_t = λ
+    size_t ld;           // floats between positions of q, k, v, dq, dk, dv (>= dh)
+    size_t ldy;          // the same for y, dy
 } FwSlab;
 
 // floats of `saved` (kept from forward to backward) and of `scratch` (free to
@@ -51,12 +53,13 @@ typedef struct {
 size_t fw_saved_floats(const FwSlab *p);
 size_t fw_scratch_floats(const FwSlab *p);
 
-// y (T, dh) = the read-outs above for q, k, v (T, dh). Returns ||S_{T-1}||_F
+// y (T, dh) = the read-outs above for q, k, v (T, dh), rows ld (y: ldy) apart. Returns ||S_{T-1}||_F
 // (the dh x dh memory after the last position, not z).
 double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch, const float *q,
                         const float *k, const float *v);
 
-// ADDS dL/dq, dL/dk, dL/dv (T, dh) for upstream dy (T, dh); y is forward's
+// ADDS dL/dq, dL/dk, dL/dv (T, dh; rows ld apart) for upstream dy (T, dh; rows
+// ldy apart, as y); y is forward's
 // output, saved what forward left there. Returns dL/d(log λ) summed over the
 // positions in a fixed order (caller chains it to θ: dlogλ/dθ = 1 - λ); if
 // dll (T) is given, ADDS dL/d(log λ_t) per position there too.

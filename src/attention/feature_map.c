@@ -46,3 +46,12 @@ void fmap_backward_phi(FeatureMap m, float *dx, const float *dout, const float *
     // elu1: phi'(x) = 1 (x > 0), exp(x) = phi(x) (x <= 0)
     for (size_t i = 0; i < n; i++) dx[i] += dout[i] * (x[i] > 0.0f ? 1.0f : phi[i]);
 }
+
+void fmap_backward_phi_rows(FeatureMap m, float *dx, size_t ldx, const float *dout, const float *x,
+                            const float *phi, size_t rows, size_t n) {
+    if (ldx == n) {  // contiguous: one pass
+        fmap_backward_phi(m, dx, dout, x, phi, rows * n);
+        return;
+    }
+    for (size_t r = 0; r < rows; r++) fmap_backward_phi(m, dx + r * ldx, dout + r * n, x + r * ldx, phi + r * n, n);
+}

@@ -40,3 +40,8 @@ void fmap_backward(FeatureMap m, float *dx, const float *dout, const float *x, s
 // where x <= 0, so no exp is needed. Bit-identical to fmap_backward.
 void fmap_backward_phi(FeatureMap m, float *dx, const float *dout, const float *x,
                        const float *phi, size_t n);
+
+// The same over `rows` rows of n values whose dx and x rows lie ldx apart,
+// dout and phi contiguous (rows, n), row by row.
+void fmap_backward_phi_rows(FeatureMap m, float *dx, size_t ldx, const float *dout, const float *x,
+                            const float *phi, size_t rows, size_t n);

@@ -35,6 +35,7 @@ static FwSlab slab_params(const AttnConfig *c, int has_lambda, size_t T, const f
     p.state_identity = c->state_identity;
     p.loglam = has_lambda ? decay_log_sigmoid((double)theta[h]) : 0.0;
     p.ll = NULL;
+    p.ld = p.ldy = p.dh;
     return p;
 }
 
@@ -63,6 +64,7 @@ static size_t linear_work_floats(const AttnConfig *c, size_t B, size_t T) {
 typedef struct {
     const AttnConfig *c;
     int has_lambda;  // the kind has a λ (linear_decay)
+    const AttnIO *io;  // where q, k, v, y and their gradients are
     size_t B, T;
     float *y, *dq, *dk, *dv, *daux, *work;
     const float *dy, *q, *k, *v, *aux, *theta, *yin;
@@ -74,6 +76,8 @@ typedef struct {
 static FwSlab slab_setup(const Job *J, size_t bh, float *ws) {
     size_t H = (size_t)J->c->heads;
     FwSlab p = slab_params(J->c, J->has_lambda, J->T, J->theta, bh % H);
+    p.ld = J->io->ld;
+    p.ldy = J->io->ldy;
     if (J->has_lambda && J->c->data_decay) {
         const float *g = decay_gate_of(&attn_linear_decay, J->c, J->aux, bh, J->T);
         double th = J->theta[bh % H];
@@ -83,30 +87,38 @@ static FwSlab slab_setup(const Job *J, size_t bh, float *ws) {
     return p;
 }
 
+// offsets of slab bh's first position in q, k, v (*x) and in y (*xy)
+static void slab_offsets(const Job *J, size_t bh, size_t *x, size_t *xy) {
+    const AttnIO *io = J->io;
+    size_t H = (size_t)J->c->heads, b = bh / H, h = bh % H;
+    *x = b * io->bs + h * io->hs;
+    *xy = b * io->bsy + h * io->hsy;
+}
+
 static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
-    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
+    size_t H = (size_t)J->c->heads, saved, o, oy;
     size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H, gf = gate_floats(J->c, J->T);
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         FwSlab p = slab_setup(J, bh, ws);
-        J->work[bh] = (float)fw_chunk_forward(&p, J->y + bh * n, ws + gf, ws + saved, J->q + bh * n,
-                                              J->k + bh * n, J->v + bh * n);
+        slab_offsets(J, bh, &o, &oy);
+        J->work[bh] = (float)fw_chunk_forward(&p, J->y + oy, ws + gf, ws + saved, J->q + o, J->k + o, J->v + o);
     }
 }
 
 static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
-    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved, T = J->T;
+    size_t H = (size_t)J->c->heads, saved, T = J->T, o, oy;
     size_t sf = slab_floats(J->c, T, &saved), BH = J->B * H, gf = gate_floats(J->c, T);
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         FwSlab p = slab_setup(J, bh, ws);
         float *dll = p.ll ? ws + gf / 2 : NULL;
         if (dll) memset(dll, 0, T * sizeof(float));
-        double d = fw_chunk_backward(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n, dll,
-                                     J->dy + bh * n, J->yin + bh * n, ws + gf, ws + saved,
-                                     J->q + bh * n, J->k + bh * n, J->v + bh * n);
+        slab_offsets(J, bh, &o, &oy);
+        double d = fw_chunk_backward(&p, J->dq + o, J->dk + o, J->dv + o, dll, J->dy + oy, J->yin + oy,
+                                     ws + gf, ws + saved, J->q + o, J->k + o, J->v + o);
         if (dll) {
             // dL/dlog λ_t -> the gate logit g_t and, summed, θ_h
             const float *g = decay_gate_of(&attn_linear_decay, J->c, J->aux, bh, T);
@@ -118,22 +130,24 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     }
 }
 
-// y, q, k, v (B, H, T, dh); theta (H) for the decay kind; aux (B, H, 1, T) the
+// y, q, k, v where io says; theta (H) for the decay kind; aux (B, H, 1, T) the
 // gate logits with decay = data, else unused
-static void fw_forward(int has_lambda, const AttnConfig *c, size_t B, size_t T, float *y, float *work,
+static void fw_forward(int has_lambda, const AttnConfig *c, const AttnIO *io, float *y, float *work,
                        const float *q, const float *k, const float *v, const float *aux,
                        const float *theta) {
-    Job J = {.c = c, .has_lambda = has_lambda, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k,
-             .v = v, .aux = aux, .theta = theta};
-    parallel_for(B * (size_t)c->heads, 1, forward_slabs, &J);
+    Job J = {.c = c, .has_lambda = has_lambda, .io = io, .B = io->B, .T = io->T, .y = y, .work = work,
+             .q = q, .k = k, .v = v, .aux = aux, .theta = theta};
+    parallel_for(io->B * (size_t)c->heads, 1, forward_slabs, &J);
 }
 
-static void fw_backward(int has_lambda, const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
+static void fw_backward(int has_lambda, const AttnConfig *c, const AttnIO *io, float *dq, float *dk,
                         float *dv, float *daux, float *dtheta, const float *dy, float *work,
                         const float *q, const float *k, const float *v, const float *aux,
                         const float *theta, const float *y) {
-    Job J = {.c = c, .has_lambda = has_lambda, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .daux = daux,
-             .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta, .yin = y};
+    size_t B = io->B;
+    Job J = {.c = c, .has_lambda = has_lambda, .io = io, .B = B, .T = io->T, .dq = dq, .dk = dk, .dv = dv,
+             .daux = daux, .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta,
+             .yin = y};
     size_t H = (size_t)c->heads, BH = B * H;
     parallel_for(BH, 1, backward_slabs, &J);
     if (has_lambda && dtheta) fw_add_dtheta(c, work, B, theta, dtheta);
@@ -166,17 +180,21 @@ static void linear_state_reset(const AttnConfig *c, float *state, size_t window)
 // so the step is bit-identical to it (tests/attention/test_linear.c compares
 // it with that form written out plainly). λ = 1 (no decay) skips the multiply
 // by λ: 1 · x = x exactly.
-#define FW_STEP_BLOCK 64  // feature-map values computed ahead of the state rows
+#define FW_STEP_CHUNK 256  // feature-map values computed ahead of the state rows
 typedef float FwVec __attribute__((vector_size(16 * sizeof(float))));
 
 // rows [0, nb) of a head's S, columns [j0, j0 + 16 NG) (NG a constant in each
 // use, so v and the read-out sums stay in registers): S_i = λ S_i + pk_i v,
-// y += pq_i S_i
+// y += pq_i S_i; with z (the first strip), also z_i = λ z_i + pk_i and
+// *den += pq_i z_i: that scalar chain then waits on its adds beside the
+// vector work instead of after it
 static inline __attribute__((always_inline)) void fw_rows(float *restrict S, size_t d, size_t nb, size_t j0,
                                                           size_t NG, int decay, float lam,
                                                           const float *restrict pk, const float *restrict pq,
-                                                          const float *restrict v, float *restrict y) {
+                                                          const float *restrict v, float *restrict y,
+                                                          float *restrict z, float *restrict den) {
     FwVec vv[4], acc[4], r;
+    float dn = z ? *den : 0.0f;
     for (size_t g = 0; g < NG; g++) {
         memcpy(&vv[g], v + j0 + 16 * g, sizeof vv[g]);
         memcpy(&acc[g], y + j0 + 16 * g, sizeof acc[g]);
@@ -189,21 +207,31 @@ static inline __attribute__((always_inline)) void fw_rows(float *restrict S, siz
             memcpy(Si + 16 * g, &r, sizeof r);
             acc[g] += pq[i] * r;
         }
+        if (z) {
+            z[i] = lam * z[i] + pk[i];
+            dn += pq[i] * z[i];
+        }
     }
     for (size_t g = 0; g < NG; g++) memcpy(y + j0 + 16 * g, &acc[g], sizeof acc[g]);
+    if (z) *den = dn;
 }
 
-// all d columns of rows [0, nb): groups of 4, then 3, 2, 1 vectors, then one by one
-static inline __attribute__((always_inline)) void fw_block(float *restrict S, size_t d, size_t nb, int decay, float lam, const float *restrict pk,
-                     const float *restrict pq, const float *restrict v, float *restrict y) {
+// all d columns of rows [0, nb): groups of 4, then 3, 2, 1 vectors, then one
+// by one; z and den go with the first group (or alone when d < 16)
+static inline __attribute__((always_inline)) void fw_block(float *restrict S, size_t d, size_t nb, int decay,
+                                                           float lam, const float *restrict pk,
+                                                           const float *restrict pq, const float *restrict v,
+                                                           float *restrict y, float *restrict z,
+                                                           float *restrict den) {
     size_t j0 = 0;
-    for (; d - j0 >= 64; j0 += 64) fw_rows(S, d, nb, j0, 4, decay, lam, pk, pq, v, y);
+    for (; d - j0 >= 64; j0 += 64, z = NULL) fw_rows(S, d, nb, j0, 4, decay, lam, pk, pq, v, y, z, den);
     switch ((d - j0) / 16) {
-    case 3: fw_rows(S, d, nb, j0, 3, decay, lam, pk, pq, v, y); break;
-    case 2: fw_rows(S, d, nb, j0, 2, decay, lam, pk, pq, v, y); break;
-    case 1: fw_rows(S, d, nb, j0, 1, decay, lam, pk, pq, v, y); break;
+    case 3: fw_rows(S, d, nb, j0, 3, decay, lam, pk, pq, v, y, z, den); z = NULL; break;
+    case 2: fw_rows(S, d, nb, j0, 2, decay, lam, pk, pq, v, y, z, den); z = NULL; break;
+    case 1: fw_rows(S, d, nb, j0, 1, decay, lam, pk, pq, v, y, z, den); z = NULL; break;
     default: break;
     }
+    if (z) fw_rows(S, d, nb, j0, 0, decay, lam, pk, pq, v, y, z, den);
     for (j0 += (d - j0) / 16 * 16; j0 < d; j0++)
         for (size_t i = 0; i < nb; i++) {
             float *s = S + i * d + j0;
@@ -213,33 +241,36 @@ static inline __attribute__((always_inline)) void fw_block(float *restrict S, si
 }
 
 // q, k, v, y (H, dh), aux (H, n_aux): S = λ S + φ(k) vᵀ, z = λ z + φ(k), then
-// the read-out (λ = λ_t with decay = data)
+// the read-out (λ = λ_t with decay = data).
+// φ of the keys and queries FW_STEP_CHUNK values at a time across heads (one
+// fmap_forward call each: many independent exps in flight, where a call per
+// head of 32 values waited on one exp's latency), then the state rows those
+// values belong to; a head may span two chunks (its sums carry over in y and den).
 static void fw_step(int decay, const AttnConfig *c, float *state, float *y, const float *q,
                     const float *k, const float *v, const float *aux, const float *theta) {
-    size_t d = (size_t)c->dh, na = attn_aux(&attn_linear_decay, c);
-    for (size_t h = 0; h < (size_t)c->heads; h++) {
-        float *restrict S = state + h * (d * d + d), *restrict z = S + d * d, *yh = y + h * d;
-        const float *qh = q + h * d, *kh = k + h * d, *restrict vh = v + h * d;
-        float lam = decay ? (float)decay_lambda_at(&attn_linear_decay, c, aux + h * na, theta, h) : 1.0f;
-        // phi of the key and query a block at a time (fmap_forward: fmap_phi's
-        // values, in loops that vectorise), then the state rows of the block
-        float pk[FW_STEP_BLOCK], pq[FW_STEP_BLOCK], den = c->eps;
-        for (size_t j = 0; j < d; j++) yh[j] = 0.0f;
-        for (size_t i0 = 0; i0 < d; i0 += FW_STEP_BLOCK) {
-            size_t nb = d - i0 < FW_STEP_BLOCK ? d - i0 : FW_STEP_BLOCK;
-            fmap_forward(c->feature_map, pk, kh + i0, nb);
-            fmap_forward(c->feature_map, pq, qh + i0, nb);
-            if (decay)  // a constant in each fw_block: no test in the row loop
-                fw_block(S + i0 * d, d, nb, 1, lam, pk, pq, vh, yh);
-            else
-                fw_block(S + i0 * d, d, nb, 0, lam, pk, pq, vh, yh);
-            for (size_t i = 0; i < nb; i++) {
-                z[i0 + i] = lam * z[i0 + i] + pk[i];
-                den += pq[i] * z[i0 + i];
+    size_t d = (size_t)c->dh, na = attn_aux(&attn_linear_decay, c), C = (size_t)c->heads * d;
+    float pk[FW_STEP_CHUNK], pq[FW_STEP_CHUNK], lam = 1.0f, den = 0.0f;
+    for (size_t c0 = 0; c0 < C; c0 += FW_STEP_CHUNK) {
+        size_t n = C - c0 < FW_STEP_CHUNK ? C - c0 : FW_STEP_CHUNK;
+        fmap_forward(c->feature_map, pk, k + c0, n);
+        fmap_forward(c->feature_map, pq, q + c0, n);
+        for (size_t idx = c0, nb; idx < c0 + n; idx += nb) {
+            size_t h = idx / d, i0 = idx % d;  // head h, its rows [i0, i0 + nb)
+            nb = d - i0 < c0 + n - idx ? d - i0 : c0 + n - idx;
+            float *restrict S = state + h * (d * d + d), *restrict z = S + d * d, *yh = y + h * d;
+            if (i0 == 0) {  // the head starts
+                lam = decay ? (float)decay_lambda_at(&attn_linear_decay, c, aux + h * na, theta, h) : 1.0f;
+                den = c->eps;
+                for (size_t j = 0; j < d; j++) yh[j] = 0.0f;
             }
+            const float *a = pk + (idx - c0), *b = pq + (idx - c0);
+            if (decay)  // a constant in each fw_block: no test in the row loop
+                fw_block(S + i0 * d, d, nb, 1, lam, a, b, v + h * d, yh, z + i0, &den);
+            else
+                fw_block(S + i0 * d, d, nb, 0, lam, a, b, v + h * d, yh, z + i0, &den);
+            if (i0 + nb == d && c->normalize)  // the head ends
+                for (size_t j = 0; j < d; j++) yh[j] /= den;
         }
-        if (c->normalize)
-            for (size_t j = 0; j < d; j++) yh[j] /= den;
     }
 }
 
@@ -307,18 +338,30 @@ static const AttnCheckCase linear_decay_checks[] = {
 
 // ---- the two kinds ----
 
+static void lin_forward_io(const AttnConfig *c, const AttnIO *io, float *y, float *work, const float *q,
+                           const float *k, const float *v, const float *aux, const float *theta) {
+    (void)aux, (void)theta;
+    fw_forward(0, c, io, y, work, q, k, v, NULL, NULL);
+}
+static void lin_backward_io(const AttnConfig *c, const AttnIO *io, float *dq, float *dk, float *dv,
+                            float *daux, float *dtheta, const float *dy, float *work, const float *q,
+                            const float *k, const float *v, const float *aux, const float *theta,
+                            const float *y) {
+    (void)daux, (void)dtheta, (void)aux, (void)theta;
+    fw_backward(0, c, io, dq, dk, dv, NULL, NULL, dy, work, q, k, v, NULL, NULL, y);
+}
 static void lin_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
                         const float *q, const float *k, const float *v, const float *aux,
                         const float *theta) {
-    (void)aux, (void)theta;
-    fw_forward(0, c, B, T, y, work, q, k, v, NULL, NULL);
+    AttnIO io = attn_io_slabs(c, B, T);
+    lin_forward_io(c, &io, y, work, q, k, v, aux, theta);
 }
 static void lin_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,
                          float *daux, float *dtheta, const float *dy, float *work, const float *q,
                          const float *k, const float *v, const float *aux, const float *theta,
                          const float *y) {
-    (void)daux, (void)dtheta, (void)aux, (void)theta;
-    fw_backward(0, c, B, T, dq, dk, dv, NULL, NULL, dy, work, q, k, v, NULL, NULL, y);
+    AttnIO io = attn_io_slabs(c, B, T);
+    lin_backward_io(c, &io, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
 }
 static void lin_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                      const float *q, const float *k, const float *v, const float *aux,
@@ -327,16 +370,28 @@ static void lin_step(const AttnConfig *c, float *state, size_t window, size_t po
     fw_step(0, c, state, y, q, k, v, NULL, NULL);
 }
 
+static void dec_forward_io(const AttnConfig *c, const AttnIO *io, float *y, float *work, const float *q,
+                           const float *k, const float *v, const float *aux, const float *theta) {
+    fw_forward(1, c, io, y, work, q, k, v, aux, theta);
+}
+static void dec_backward_io(const AttnConfig *c, const AttnIO *io, float *dq, float *dk, float *dv,
+                            float *daux, float *dtheta, const float *dy, float *work, const float *q,
+                            const float *k, const float *v, const float *aux, const float *theta,
+                            const float *y) {
+    fw_backward(1, c, io, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
+}
 static void dec_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
                         const float *q, const float *k, const float *v, const float *aux,
                         const float *theta) {
-    fw_forward(1, c, B, T, y, work, q, k, v, aux, theta);
+    AttnIO io = attn_io_slabs(c, B, T);
+    dec_forward_io(c, &io, y, work, q, k, v, aux, theta);
 }
 static void dec_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,
                          float *daux, float *dtheta, const float *dy, float *work, const float *q,
                          const float *k, const float *v, const float *aux, const float *theta,
                          const float *y) {
-    fw_backward(1, c, B, T, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
+    AttnIO io = attn_io_slabs(c, B, T);
+    dec_backward_io(c, &io, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
 }
 static void dec_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                      const float *q, const float *k, const float *v, const float *aux,
@@ -355,6 +410,8 @@ const AttnKind attn_linear = {
     .work_floats = linear_work_floats,
     .forward = lin_forward,
     .backward = lin_backward,
+    .forward_io = lin_forward_io,
+    .backward_io = lin_backward_io,
     .last_state_norm = fw_last_state_norm,
     .state_floats = linear_state_floats,
     .state_reset = linear_state_reset,
@@ -379,6 +436,8 @@ const AttnKind attn_linear_decay = {
     .work_floats = linear_work_floats,
     .forward = dec_forward,
     .backward = dec_backward,
+    .forward_io = dec_forward_io,
+    .backward_io = dec_backward_io,
     .last_state_norm = fw_last_state_norm,
     .state_floats = linear_state_floats,
     .state_reset = linear_state_reset,

@@ -100,11 +100,19 @@ static size_t sm_work_floats(const AttnConfig *c, size_t B, size_t T) {
 
 typedef struct {
     size_t B, H, T, dh;
-    float *y, *work;                  // y (B, H, T, dh) forward only; work as above
-    float *dq, *dk, *dv;              // (B, H, T, dh) each, backward only
-    const float *yf, *dy;             // forward's y and its gradient (B, H, T, dh), backward only
-    const float *q, *k, *v;           // (B, H, T, dh)
+    const AttnIO *io;                 // where q, k, v, y and their gradients are (attention.h)
+    float *y, *work;                  // y forward only; work as above
+    float *dq, *dk, *dv;              // backward only
+    const float *yf, *dy;             // forward's y and its gradient, backward only
+    const float *q, *k, *v;
 } Slabs;
+
+// offsets of slab s = b * H + h in q, k, v and their gradients (*x) and in y, dy (*xy)
+static void slab_offsets(const Slabs *x, size_t s, size_t *o, size_t *oy) {
+    size_t b = s / x->H, h = s % x->H;
+    *o = b * x->io->bs + h * x->io->hs;
+    *oy = b * x->io->bsy + h * x->io->hsy;
+}
 
 static float *slab_lse(const Slabs *x, size_t s) { return x->work + s * x->T; }
 static float *slab_D(const Slabs *x, size_t s) { return x->work + (x->B * x->H + s) * x->T; }
@@ -112,31 +120,33 @@ static float *slab_scratch(const Slabs *x, size_t s) {
     return x->work + 2 * x->B * x->H * x->T + s * SCRATCH;
 }
 
-// S (nq, nk) = Q_i K_j^T / sqrt(dh) for the tile at query row i0, key row j0.
-// Forward and backward call it identically, so the backward's S is the
-// forward's bit for bit.
-static void score_tile(float *S, const float *q, const float *k, size_t i0, size_t j0, size_t nq,
+// S (nq, nk) = Q_i K_j^T / sqrt(dh) for the tile at query row i0, key row j0
+// (rows of q, k ld apart). Forward and backward call it identically, so the
+// backward's S is the forward's bit for bit.
+static void score_tile(float *S, const float *q, const float *k, size_t ld, size_t i0, size_t j0, size_t nq,
                        size_t nk, size_t dh) {
-    gemm_serial(0, 1, nq, nk, dh, 1.0f / sqrtf((float)dh), q + i0 * dh, dh, k + j0 * dh, dh, 0.0f,
+    gemm_serial(0, 1, nq, nk, dh, 1.0f / sqrtf((float)dh), q + i0 * ld, ld, k + j0 * ld, ld, 0.0f,
                 S, TILE);
 }
 
 static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Slabs *x = ctx;
-    const size_t T = x->T, dh = x->dh;
+    const size_t T = x->T, dh = x->dh, ld = x->io->ld, ldy = x->io->ldy;
     for (size_t s = lo; s < hi; s++) {
-        const float *q = x->q + s * T * dh, *k = x->k + s * T * dh, *v = x->v + s * T * dh;
-        float *y = x->y + s * T * dh;      // (T, dh), also the running output accumulator
+        size_t o, oy;
+        slab_offsets(x, s, &o, &oy);
+        const float *q = x->q + o, *k = x->k + o, *v = x->v + o;  // (T, dh), rows ld apart
+        float *y = x->y + oy;  // (T, dh), rows ldy apart, also the running output accumulator
         float *lse = slab_lse(x, s);       // (T)
         float *S = slab_scratch(x, s);     // (TILE, TILE) scores, then probabilities
         float *m = S + 2 * TILE * TILE;    // (TILE) running max per query row
         float *l = m + TILE;               // (TILE) running sum of exp(score - m)
         for (size_t i0 = 0; i0 < T; i0 += TILE) {
             size_t nq = min_sz(TILE, T - i0);
-            float *yi = y + i0 * dh;       // (nq, dh)
+            float *yi = y + i0 * ldy;      // (nq, dh)
             for (size_t j0 = 0; j0 <= i0; j0 += TILE) {  // key tiles up to the diagonal
                 size_t nk = min_sz(TILE, T - j0);
-                score_tile(S, q, k, i0, j0, nq, nk, dh);
+                score_tile(S, q, k, ld, i0, j0, nq, nk, dh);
                 for (size_t r = 0; r < nq; r++) {
                     float *sr = S + r * TILE;
                     // causal mask: on the diagonal tile key j0+c is visible to row i0+r iff c <= r
@@ -151,42 +161,49 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
                         float a = vexpf(m[r] - mn);
                         l[r] = l[r] * a + row_exp_sum(sr, nv, mn);
                         if (a != 1.0f)
-                            for (size_t d = 0; d < dh; d++) yi[r * dh + d] *= a;
+                            for (size_t d = 0; d < dh; d++) yi[r * ldy + d] *= a;
                         m[r] = mn;
                     }
                     for (size_t c = nv; c < nk; c++) sr[c] = 0.0f;
                 }
                 // y_i (+)= P V_j   (unnormalised; the first key tile initialises y)
-                gemm_serial(0, 0, nq, dh, nk, 1.0f, S, TILE, v + j0 * dh, dh, j0 == 0 ? 0.0f : 1.0f,
-                            yi, dh);
+                gemm_serial(0, 0, nq, dh, nk, 1.0f, S, TILE, v + j0 * ld, ld, j0 == 0 ? 0.0f : 1.0f,
+                            yi, ldy);
             }
             for (size_t r = 0; r < nq; r++) {
                 float inv = 1.0f / l[r];
-                for (size_t d = 0; d < dh; d++) yi[r * dh + d] *= inv;
+                for (size_t d = 0; d < dh; d++) yi[r * ldy + d] *= inv;
                 lse[i0 + r] = m[r] + logf(l[r]);
             }
         }
     }
 }
 
+static void sm_forward_io(const AttnConfig *c, const AttnIO *io, float *y, float *work, const float *q,
+                          const float *k, const float *v, const float *aux, const float *theta) {
+    (void)aux, (void)theta;
+    Slabs x = {.B = io->B, .H = (size_t)c->heads, .T = io->T, .dh = (size_t)c->dh, .io = io, .y = y,
+               .work = work, .q = q, .k = k, .v = v};
+    parallel_for(x.B * x.H, 1, forward_slabs, &x);
+}
+
 static void sm_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
                        const float *q, const float *k, const float *v, const float *aux,
                        const float *theta) {
-    (void)aux, (void)theta;
-    Slabs x = {.B = B, .H = (size_t)c->heads, .T = T, .dh = (size_t)c->dh, .y = y, .work = work,
-               .q = q, .k = k, .v = v};
-    parallel_for(B * x.H, 1, forward_slabs, &x);
+    AttnIO io = attn_io_slabs(c, B, T);
+    sm_forward_io(c, &io, y, work, q, k, v, aux, theta);
 }
 
 static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     const Slabs *x = ctx;
-    const size_t T = x->T, dh = x->dh;
+    const size_t T = x->T, dh = x->dh, ld = x->io->ld, ldy = x->io->ldy;
     const float scale = 1.0f / sqrtf((float)dh);
     for (size_t s = lo; s < hi; s++) {
-        size_t off = s * T * dh;
-        const float *q = x->q + off, *k = x->k + off, *v = x->v + off;
-        const float *y = x->yf + off, *dy = x->dy + off;
-        float *dq = x->dq + off, *dk = x->dk + off, *dv = x->dv + off;
+        size_t o, oy;
+        slab_offsets(x, s, &o, &oy);
+        const float *q = x->q + o, *k = x->k + o, *v = x->v + o;  // rows ld apart, as dq, dk, dv
+        const float *y = x->yf + oy, *dy = x->dy + oy;            // rows ldy apart
+        float *dq = x->dq + o, *dk = x->dk + o, *dv = x->dv + o;
         const float *lse = slab_lse(x, s);  // (T)
         float *D = slab_D(x, s);            // (T)
         float *P = slab_scratch(x, s);      // (TILE, TILE) probabilities, then dS
@@ -195,7 +212,7 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
         // dS_ij = P_ij (dP_ij - sum_j' P_ij' dP_ij') = P_ij (dP_ij - dy_i . y_i)
         for (size_t i = 0; i < T; i++) {
             float acc = 0.0f;
-            for (size_t d = 0; d < dh; d++) acc += dy[i * dh + d] * y[i * dh + d];
+            for (size_t d = 0; d < dh; d++) acc += dy[i * ldy + d] * y[i * ldy + d];
             D[i] = acc;
         }
         // key tiles outer, so dk_j and dv_j are finished tile by tile; dq_i
@@ -205,15 +222,15 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
             for (size_t i0 = j0; i0 < T; i0 += TILE) {  // query tiles from the diagonal on
                 size_t nq = min_sz(TILE, T - i0);
                 // P_ij = exp(q_i . k_j / sqrt(dh) - lse_i), masked as in the forward
-                score_tile(P, q, k, i0, j0, nq, nk, dh);
+                score_tile(P, q, k, ld, i0, j0, nq, nk, dh);
                 for (size_t r = 0; r < nq; r++) {
                     size_t nv = j0 == i0 ? r + 1 : nk;
                     row_exp_sum(P + r * TILE, nv, lse[i0 + r]);
                     for (size_t c = nv; c < nk; c++) P[r * TILE + c] = 0.0f;
                 }
                 // y_i = sum_j P_ij v_j:  dv_j += P^T dy_i,  dP = dy_i v_j^T
-                gemm_serial(1, 0, nk, dh, nq, 1.0f, P, TILE, dy + i0 * dh, dh, 1.0f, dv + j0 * dh, dh);
-                gemm_serial(0, 1, nq, nk, dh, 1.0f, dy + i0 * dh, dh, v + j0 * dh, dh, 0.0f, dP, TILE);
+                gemm_serial(1, 0, nk, dh, nq, 1.0f, P, TILE, dy + i0 * ldy, ldy, 1.0f, dv + j0 * ld, ld);
+                gemm_serial(0, 1, nq, nk, dh, 1.0f, dy + i0 * ldy, ldy, v + j0 * ld, ld, 0.0f, dP, TILE);
                 for (size_t r = 0; r < nq; r++) {
                     float Dr = D[i0 + r];
                     float *pr = P + r * TILE;
@@ -221,21 +238,29 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
                     for (size_t c = 0; c < nk; c++) pr[c] *= dpr[c] - Dr;  // P becomes dS
                 }
                 // S_ij = q_i . k_j * scale:  dq_i += scale dS k_j,  dk_j += scale dS^T q_i
-                gemm_serial(0, 0, nq, dh, nk, scale, P, TILE, k + j0 * dh, dh, 1.0f, dq + i0 * dh, dh);
-                gemm_serial(1, 0, nk, dh, nq, scale, P, TILE, q + i0 * dh, dh, 1.0f, dk + j0 * dh, dh);
+                gemm_serial(0, 0, nq, dh, nk, scale, P, TILE, k + j0 * ld, ld, 1.0f, dq + i0 * ld, ld);
+                gemm_serial(1, 0, nk, dh, nq, scale, P, TILE, q + i0 * ld, ld, 1.0f, dk + j0 * ld, ld);
             }
         }
     }
+}
+
+static void sm_backward_io(const AttnConfig *c, const AttnIO *io, float *dq, float *dk, float *dv,
+                           float *daux, float *dtheta, const float *dy, float *work, const float *q,
+                           const float *k, const float *v, const float *aux, const float *theta,
+                           const float *y) {
+    (void)daux, (void)dtheta, (void)aux, (void)theta;
+    Slabs x = {.B = io->B, .H = (size_t)c->heads, .T = io->T, .dh = (size_t)c->dh, .io = io, .yf = y,
+               .work = work, .dq = dq, .dk = dk, .dv = dv, .dy = dy, .q = q, .k = k, .v = v};
+    parallel_for(x.B * x.H, 1, backward_slabs, &x);
 }
 
 static void sm_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,
                         float *daux, float *dtheta, const float *dy, float *work, const float *q,
                         const float *k, const float *v, const float *aux, const float *theta,
                         const float *y) {
-    (void)daux, (void)dtheta, (void)aux, (void)theta;
-    Slabs x = {.B = B, .H = (size_t)c->heads, .T = T, .dh = (size_t)c->dh, .yf = y,
-               .work = work, .dq = dq, .dk = dk, .dv = dv, .dy = dy, .q = q, .k = k, .v = v};
-    parallel_for(B * x.H, 1, backward_slabs, &x);
+    AttnIO io = attn_io_slabs(c, B, T);
+    sm_backward_io(c, &io, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
 }
 
 // ---------------------------------------------------------------------------
@@ -289,6 +314,8 @@ const AttnKind attn_softmax = {
     .work_floats = sm_work_floats,
     .forward = sm_forward,
     .backward = sm_backward,
+    .forward_io = sm_forward_io,
+    .backward_io = sm_backward_io,
     .last_state_norm = NULL,
     .state_floats = sm_cache_floats,
     .state_reset = sm_cache_reset,

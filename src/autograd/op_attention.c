@@ -1,11 +1,16 @@
 // op_attention.c — the attention op: layout changes around an attention kind.
 //
-// The model projects the block input to one (B*T, 3C + H*n_aux) matrix. The
-// kinds want head-major slabs (B, H, T, dh) so that each (batch, head) is one
-// contiguous T x dh matrix for their chunk/tile products. This op scatters the
-// projection into those slabs (applying the one-token key shift on the way),
-// calls the kind, and gathers the result back to (B*T, C). Backward is the
-// same three steps reversed.
+// The model projects the block input to one (B*T, 3C + H*n_aux) matrix. A
+// kind with forward_io / backward_io reads q, k, v from it where they are
+// (rows W apart) and writes y straight into the (B*T, C) output; backward
+// likewise reads dy from the output's gradient and adds dq, dk, dv into the
+// projection's. Only the small aux channels are copied, into (B, H, n_aux, T).
+// Otherwise — a kind that wants head-major slabs (B, H, T, dh), or the
+// one-token key shift, whose key at position t is another row's — this op
+// scatters the projection into slabs (shifting keys on the way), calls the
+// kind, and gathers the result back to (B*T, C); backward is the same three
+// steps reversed. Both give the same bits (tests/autograd/test_attention_io.c):
+// the kinds' arithmetic per element does not depend on where rows lie.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +27,7 @@ typedef struct {
     float *qkv;          // (B*T, W)
     float *q, *k, *v, *aux;  // (B, H, T, dh), aux (B, H, n_aux, T)
     int to_heads;        // 1: qkv -> slabs (forward), 0: slab grads -> qkv grad (backward, +=)
+    int aux_only;        // 1: only the aux channels (q, k, v are read in place)
 } Scatter;
 
 static void scatter_rows(void *ctx, size_t lo, size_t hi) {
@@ -33,6 +39,14 @@ static void scatter_rows(void *ctx, size_t lo, size_t hi) {
         size_t b = r / T, t = r % T;
         float *row = s->qkv + r * W;
         for (size_t h = 0; h < H; h++) {
+            if (s->aux_only) {
+                float *aux = s->aux + (b * H + h) * na * T + t, *col = row + 3 * C + h * na;
+                for (size_t j = 0; j < na; j++) {
+                    if (s->to_heads) aux[j * T] = col[j];
+                    else col[j] += aux[j * T];
+                }
+                continue;
+            }
             size_t slab = ((b * H + h) * T + t);
             float *q = s->q + slab * dh, *v = s->v + slab * dh;
             // key shift: the slab at t holds the key projected from t-1
@@ -87,11 +101,62 @@ static size_t aux_floats(const AttnOp *a) {
     return a->B * a->T * (size_t)a->cfg.heads * attn_aux(a->kind, &a->cfg);
 }
 
+// q, k, v read in place from the projection and y written in place: this
+// node was recorded that way (op_attention: dim[0])
+static int in_place(const Node *n) { return n->dim[0] != 0; }
+int op_attention_in_place(const Node *n) { return in_place(n); }
+
+// The projection (B*T, W) and the output (B*T, C) as the kind's io
+static AttnIO io_in_place(const AttnOp *a) {
+    size_t H = (size_t)a->cfg.heads, dh = (size_t)a->cfg.dh, C = H * dh;
+    size_t W = 3 * C + H * attn_aux(a->kind, &a->cfg);
+    return (AttnIO){a->B, a->T, W, dh, a->T * W, C, dh, a->T * C};
+}
+
+static void fwd_in_place(Node *n, const float *theta) {
+    const AttnOp *a = n->attr;
+    size_t C = (size_t)a->cfg.heads * a->cfg.dh;
+    if (n->saved_n[S_AUX]) {
+        Scatter s = {.a = a, .qkv = n->in[0]->data, .aux = n->saved[S_AUX], .to_heads = 1, .aux_only = 1};
+        parallel_for(a->B * a->T, 16, scatter_rows, &s);
+    }
+    AttnIO io = io_in_place(a);
+    const float *qkv = n->in[0]->data;
+    a->kind->forward_io(&a->cfg, &io, n->out->data, n->saved[S_WORK], qkv, qkv + C, qkv + 2 * C,
+                        n->saved[S_AUX], theta);
+}
+
+static void bwd_in_place(Node *n, float *dtheta, const float *theta) {
+    const AttnOp *a = n->attr;
+    size_t C = (size_t)a->cfg.heads * a->cfg.dh;
+    float *daux = n->saved[S_GRADS];  // NULL without aux channels
+    if (daux) memset(daux, 0, aux_floats(a) * sizeof(float));
+    AttnIO io = io_in_place(a);
+    const float *qkv = n->in[0]->data;
+    // The kind ADDS straight onto the projection's gradient. Its partial sums
+    // (softmax's dq over key tiles, ...) then add onto the old value one by
+    // one, where the slab route summed them from zero first: the same bits
+    // when that gradient is zero, as in the model (this op is the
+    // projection's only reader), otherwise the same sum in another order.
+    float *dqkv = n->in[0]->grad;
+    a->kind->backward_io(&a->cfg, &io, dqkv, dqkv + C, dqkv + 2 * C, daux, dtheta, n->out->grad,
+                         n->saved[S_WORK], qkv, qkv + C, qkv + 2 * C, n->saved[S_AUX], theta,
+                         n->out->data);
+    if (daux) {
+        Scatter s = {.a = a, .qkv = dqkv, .aux = daux, .to_heads = 0, .aux_only = 1};
+        parallel_for(a->B * a->T, 16, scatter_rows, &s);
+    }
+}
+
 static void attn_fwd(Node *n) {
     const AttnOp *a = n->attr;
-    Scatter s = {a, n->in[0]->data, n->saved[S_Q], n->saved[S_K], n->saved[S_V], n->saved[S_AUX], 1};
-    parallel_for(a->B * a->T, 16, scatter_rows, &s);
     const float *theta = n->in[1] ? n->in[1]->data : NULL;
+    if (in_place(n)) {
+        fwd_in_place(n, theta);
+        return;
+    }
+    Scatter s = {a, n->in[0]->data, n->saved[S_Q], n->saved[S_K], n->saved[S_V], n->saved[S_AUX], 1, 0};
+    parallel_for(a->B * a->T, 16, scatter_rows, &s);
     a->kind->forward(&a->cfg, a->B, a->T, n->saved[S_Y], n->saved[S_WORK], s.q, s.k, s.v, s.aux, theta);
     Gather g = {a, n->out->data, n->saved[S_Y], 0};
     parallel_for(a->B * a->T, 16, gather_rows, &g);
@@ -100,19 +165,23 @@ static void attn_fwd(Node *n) {
 static void attn_bwd(Node *n) {
     // y = gather(kind(scatter(qkv), theta))
     const AttnOp *a = n->attr;
+    Tensor *theta = n->in[1];
+    float *dtheta = theta && theta->grad ? theta->grad : n->saved[S_DTHETA];
+    if (in_place(n)) {
+        bwd_in_place(n, dtheta, theta ? theta->data : NULL);
+        return;
+    }
     size_t S = slab_floats(a);
     float *dq = n->saved[S_GRADS], *dk = dq + S, *dv = dk + S, *dy = dv + S, *daux = dy + S;
     memset(dq, 0, 3 * S * sizeof(float));
     memset(daux, 0, aux_floats(a) * sizeof(float));
     Gather g = {a, n->out->grad, dy, 1};
     parallel_for(a->B * a->T, 16, gather_rows, &g);
-    Tensor *theta = n->in[1];
-    float *dtheta = theta && theta->grad ? theta->grad : n->saved[S_DTHETA];
     a->kind->backward(&a->cfg, a->B, a->T, dq, dk, dv, daux, dtheta, dy, n->saved[S_WORK],
                       n->saved[S_Q], n->saved[S_K], n->saved[S_V], n->saved[S_AUX],
                       theta ? theta->data : NULL, n->saved[S_Y]);
     if (!n->in[0]->grad) return;
-    Scatter s = {a, n->in[0]->grad, dq, dk, dv, daux, 0};
+    Scatter s = {a, n->in[0]->grad, dq, dk, dv, daux, 0, 0};
     parallel_for(a->B * a->T, 16, scatter_rows, &s);
 }
 
@@ -133,7 +202,12 @@ Tensor *op_attention(Tape *t, const char *name, Tensor *qkv, Tensor *theta, cons
     n->in[0] = qkv;
     n->in[1] = theta;
     n->attr = a;
-    size_t S = slab_floats(a);
+    // In place when the kind can and the keys are not shifted; that needs the
+    // projection's gradient to add into (a tensor recorded with one has a
+    // non-NULL grad before finalize too). No slabs then.
+    int direct = a->kind->forward_io && a->kind->backward_io && !a->key_shift && qkv->grad;
+    n->dim[0] = (size_t)direct;
+    size_t S = direct ? 0 : slab_floats(a);
     n->saved_n[S_Q] = n->saved_n[S_K] = n->saved_n[S_V] = n->saved_n[S_Y] = S;
     n->saved_n[S_AUX] = aux_floats(a);
     n->saved_n[S_WORK] = a->kind->work_floats(&a->cfg, a->B, a->T);

@@ -39,3 +39,7 @@ typedef struct {
 Tensor *op_attention(Tape *t, const char *name, Tensor *qkv, Tensor *theta, const AttnOp *a);
 // The kind's work buffer of an attention node (what its last forward saved).
 const float *op_attention_work(const Node *n);
+// 1 if the node reads q, k, v from the projection and writes y in place (the
+// kind has forward_io and the keys are not shifted), 0 if it copies through
+// head-major slabs (op_attention.c).
+int op_attention_in_place(const Node *n);

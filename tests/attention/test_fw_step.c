@@ -1,6 +1,10 @@
 // test_fw_step.c — the fast-weight kinds' one-token steps against their
 // plainer forms, bit for bit.
 //
+// fmap_forward then delta_normalize_n (n inputs' k̂ at once, their sums side
+// by side) against delta_features one input at a time: every feature map, key_norm sum and l2,
+// normalize on and off, n = 1 .. DELTA_FEATURES_MAX, head sizes 1 .. 130.
+//
 // delta: delta_token_inplace (generation's step: e in registers, the update
 // and the read-out in one pass per column strip) against delta_token (three
 // passes: e, the update, the read-out; what the training recurrence runs and
@@ -133,7 +137,34 @@ static void test_delta_inplace_bit_identical_to_delta_token(void) {
     }
 }
 
+static void test_delta_normalize_n_bit_identical(void) {
+    size_t dhs[] = {1, 5, 16, 17, 32, 65, 130};
+    FeatureMap maps[] = {FMAP_ELU1, FMAP_RELU, FMAP_IDENTITY};
+    Rng r;
+    rng_seed(&r, 77);
+    for (size_t b = 0; b < sizeof dhs / sizeof dhs[0]; b++)
+        for (size_t m = 0; m < 3; m++)
+            for (int variant = 0; variant < 3; variant++) {
+                size_t d = dhs[b];
+                DeltaSlab p = {.dh = d, .fmap = maps[m], .eps = 1e-6f, .normalize = variant > 0,
+                               .key_norm = variant == 2 ? KEYNORM_L2 : KEYNORM_SUM};
+                float *x = malloc(DELTA_FEATURES_MAX * d * sizeof(float));
+                float *one = malloc(DELTA_FEATURES_MAX * d * sizeof(float)), *many = malloc(DELTA_FEATURES_MAX * d * sizeof(float));
+                fill(x, DELTA_FEATURES_MAX * d, 1.0f, &r);
+                for (size_t c = 0; c < DELTA_FEATURES_MAX; c++) delta_features(&p, one + c * d, x + c * d);
+                for (size_t n = 1; n <= DELTA_FEATURES_MAX; n++) {
+                    fmap_forward(p.fmap, many, x, n * d);
+                    delta_normalize_n(&p, many, n);
+                    int ok = memcmp(one, many, n * d * sizeof(float)) == 0;
+                    if (!ok) fprintf(stderr, "  features dh %zu fmap %d variant %d n %zu differ\n", d, (int)maps[m], variant, n);
+                    CHECK(ok);
+                }
+                free(x), free(one), free(many);
+            }
+}
+
 int main(void) {
+    TEST(test_delta_normalize_n_bit_identical);
     TEST(test_step_bit_identical_to_two_pass_form);
     TEST(test_delta_inplace_bit_identical_to_delta_token);
     return test_summary();
