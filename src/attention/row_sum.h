@@ -1,8 +1,9 @@
 // row_sum.h — y += p^T R for the one-token steps (generation): a weighted sum
 // of the rows of R, each output summed over the rows in ascending order.
 //
-// Both recurrent read-outs need it (softmax: probabilities times cached
-// values; fast weights: φ(q) times the rows of S). The obvious loop,
+// Softmax's cache step uses it (probabilities times cached values; the
+// fast-weight steps fold their read-out into the pass that updates S, in
+// linear.c and delta_chunk.c, with the same per-value chains). The obvious loop,
 // y[j] += p[i] R[i][j] with j inner, keeps its sums in y, so every row goes
 // through memory (a store, then a load of it, per row). A group of
 // ROW_SUM_LANES columns is summed in a GCC vector (vector_size: element-wise

@@ -89,9 +89,11 @@ static inline __attribute__((always_inline)) void score_panels(float *out, const
     }
 }
 
-// p[i] = scale * (q . K[s + i]) for i < n, slots s .. s+n-1 (no wrap, n <= SM_STEP_BLOCK)
+// p[i] = scale * (q . K[s + i]) for i < n, slots s .. s+n-1 (no wrap, n <= SM_STEP_BLOCK).
+// Whole panels are scored and stored: p[-(s % 16)] .. p[-1] and up to 15
+// entries past p[n-1] are written too (with other slots' scores).
 static void scores(float *p, const float *K, const float *q, size_t s, size_t n, size_t dh, float scale) {
-    float all[SM_STEP_BLOCK + 2 * SM_LANES];  // whole panels from the one holding slot s
+    float *all = p - s % SM_LANES;  // the first panel's slot 0
     size_t b0 = s / SM_LANES, b1 = (s + n + SM_LANES - 1) / SM_LANES;  // panels b0 .. b1-1
     for (size_t b = b0; b < b1;) {
         // panels b .. up to the end of b's group, side by side
@@ -107,7 +109,6 @@ static void scores(float *p, const float *K, const float *q, size_t s, size_t n,
         }
         b += np;
     }
-    memcpy(p, all + s % SM_LANES, n * sizeof(float));
 }
 
 // The largest of p[0 .. n), or -inf: the value `if (p[i] > m) m = p[i]` from
@@ -142,7 +143,9 @@ void sm_cache_step(const AttnConfig *c, float *state, size_t window, size_t pos,
     size_t slot = pos % window;
     size_t n = pos + 1 < window ? pos + 1 : window;             // valid entries
     size_t first = pos + 1 < window ? 0 : (slot + 1) % window;  // the oldest one
-    float p[SM_STEP_BLOCK];  // scores, then probabilities, of one block of cached keys
+    // scores, then probabilities, of one block of cached keys: p[0 .. nb),
+    // with room for scores()'s whole panels on either side
+    float buf[SM_LANES + SM_STEP_BLOCK + SM_LANES], *p = buf + SM_LANES;
     for (size_t h = 0; h < H; h++) {
         float *K = state + h * head_floats(window, dh);  // panels
         float *V = K + panelled(window) * dh;             // (window, dh)
@@ -160,15 +163,19 @@ void sm_cache_step(const AttnConfig *c, float *state, size_t window, size_t pos,
             // the block's cache slots: s .. up to the end of the ring, then from slot 0
             size_t s = ring(first + t0, window), n1 = nb < window - s ? nb : window - s;
             scores(p, K, qh, s, n1, dh, scale);
-            if (nb > n1) scores(p + n1, K, qh, 0, nb - n1, dh, scale);
-            float bm = block_max(p, nb);
+            if (nb > n1) scores(p + n1, K, qh, 0, nb - n1, dh, scale);  // after: it overwrites the excess
+            // up to a whole vector: -inf, whose exp is 0 and which is no max, so
+            // the max and exp passes run on whole vectors (values reads p[0 .. nb))
+            size_t nv = (nb + SM_LANES - 1) / SM_LANES * SM_LANES;
+            for (size_t i = nb; i < nv; i++) p[i] = -INFINITY;
+            float bm = block_max(p, nv);
             if (bm > m) {
                 float a = m == -INFINITY ? 0.0f : vexpf(m - bm);
                 l *= a;
                 for (size_t d = 0; d < dh; d++) yh[d] *= a;
                 m = bm;
             }
-            for (size_t i = 0; i < nb; i++) p[i] = vexpf(p[i] - m);
+            for (size_t i = 0; i < nv; i++) p[i] = vexpf(p[i] - m);
             // l += p[0] + ... + p[nb-1] and the values, in one pass
             row_sum_add_and_sum(yh, V + s * dh, dh, p, n1, dh, &l);
             row_sum_add_and_sum(yh, V, dh, p + n1, nb - n1, dh, &l);
