@@ -18,9 +18,9 @@
 // the whole cache from DRAM, and the four panels scored together are then
 // read as one front-to-back stream (256 contiguous bytes per d). Stored one
 // panel after another (dh * 16 floats each), the same four chains read four
-// streams 2 KiB apart, and the step ran at 55-70 % of the memory bandwidth
-// instead of 90-100 % (docs/speed.md). The values are read a row at a time
-// by row_sum_add, which already runs along a row.
+// streams 2 KiB apart, and a step at 16 384 took about 1.4 times as long
+// (docs/speed.md). The values are read a row at a time by row_sum_add, which
+// already runs along a row.
 //
 // Token number pos goes to slot pos % window; once full, it overwrites the
 // oldest entry. The current token is inserted first, then attended to.

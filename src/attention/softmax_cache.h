@@ -1,7 +1,9 @@
 // softmax_cache.h — the `softmax` kind's generation form (AttnKind.step and
 // the state functions beside it): a ring-buffer KV cache of `window` entries
 // per head, K stored in panels of 16 cache slots so that one query is scored
-// against 16 keys per vector operation. Every output is the same chain of
+// against 16 keys per vector operation, four panels interleaved by dimension
+// so that the four scored together are read as one stream (layout in
+// softmax_cache.c). Every output is the same chain of
 // float operations as the obvious loop over keys and dimensions, so the layout
 // changes no value (tests/attention/test_softmax.c).
 #pragma once
