@@ -22,6 +22,8 @@ void tape_free(Tape *t) {
     free(t->act);
     free(t->act_grad);
     free(t->saved);
+    free(t->zero_list);
+    free(t->zero_start);
     tape_profile_stop(t);
     memset(t, 0, sizeof *t);
 }
@@ -75,6 +77,36 @@ static float *alloc_block(size_t floats) {
     return p;
 }
 
+// The first node of the backward (the last in forward order) to write each
+// activation gradient: zeroed right before it, not all up front, so the
+// zeroed lines are still in cache when the node adds to them.
+static void plan_zeroing(Tape *t) {
+    size_t N = t->n_nodes, none = N;
+    size_t *first = xcalloc(t->n_acts ? t->n_acts : 1, sizeof *first);
+    for (size_t a = 0; a < t->n_acts; a++) {
+        first[a] = none;
+        if (!t->acts[a]->grad) continue;
+        for (size_t i = N; i-- > 0 && first[a] == none;)
+            for (int j = 0; j < NODE_MAX_IN; j++)
+                if (t->nodes[i].in[j] == t->acts[a]) first[a] = i;
+    }
+    t->zero_start = xcalloc(N + 2, sizeof *t->zero_start);
+    t->zero_list = xcalloc(t->n_acts ? t->n_acts : 1, sizeof *t->zero_list);
+    t->n_zero = 0;
+    for (size_t i = 0; i <= N; i++) {  // i == N: the ones written by no node
+        t->zero_start[i] = t->n_zero;
+        for (size_t a = 0; a < t->n_acts; a++)
+            if (t->acts[a]->grad && first[a] == i) t->zero_list[t->n_zero++] = t->acts[a];
+    }
+    t->zero_start[N + 1] = t->n_zero;
+    free(first);
+}
+
+static void zero_grads(Tape *t, size_t i) {
+    for (size_t z = t->zero_start[i]; z < t->zero_start[i + 1]; z++)
+        memset(t->zero_list[z]->grad, 0, t->zero_list[z]->n * sizeof(float));
+}
+
 void tape_finalize(Tape *t) {
     size_t act = 0, saved = 0;
     for (size_t i = 0; i < t->n_acts; i++) act += align16(t->acts[i]->n);
@@ -102,6 +134,7 @@ void tape_finalize(Tape *t) {
             n->saved[s] = n->saved_n[s] ? t->saved + off : NULL;
             off += align16(n->saved_n[s]);
         }
+    plan_zeroing(t);
     t->finalized = 1;
 }
 
@@ -166,7 +199,12 @@ static int wants_grad(const Node *n) {
 
 void tape_backward(Tape *t, Tensor *loss) {
     Stamp s0 = t->clock_bwd ? stamp() : (Stamp){0, 0, 0};
-    memset(t->act_grad, 0, t->act_floats * sizeof(float));
+    for (size_t z = 0; z < t->zero_start[t->n_nodes]; z++)
+        if (t->zero_list[z] == loss) {  // its seed would be zeroed by a node's turn
+            fprintf(stderr, "lmtrain: internal error: the loss '%s' is read by a node\n", loss->name);
+            abort();
+        }
+    zero_grads(t, t->n_nodes);  // the gradients no node writes (the loss's among them)
     if (t->clock_bwd) clock_add(&t->clock_zero, s0);
     loss->grad[0] = 1.0f;
     for (size_t i = t->n_nodes; i-- > 0;) {
@@ -178,9 +216,11 @@ void tape_backward(Tape *t, Tensor *loss) {
         }
         if (t->clock_bwd) {
             Stamp s = stamp();
+            zero_grads(t, i);
             n->op->backward(n);
             clock_add(&t->clock_bwd[i], s);
         } else {
+            zero_grads(t, i);
             n->op->backward(n);
         }
     }

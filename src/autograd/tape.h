@@ -60,6 +60,14 @@ typedef struct {
     size_t n_acts, cap_acts;
     float *act, *act_grad, *saved;   // the three blocks
     size_t act_floats, saved_floats;
+    // Where tape_backward zeroes the activation gradients (tape_finalize):
+    // each one just before the first node to write it runs its backward (the
+    // zeros are then in cache when it adds to them), those of node i being
+    // zero_list[zero_start[i] .. zero_start[i + 1]); one no node writes
+    // (the loss, an unused output) at the start, zero_list[zero_start[n_nodes] ..].
+    Tensor **zero_list;
+    size_t *zero_start;              // (n_nodes + 1)
+    size_t n_zero;
     int finalized;
     // NULL unless profiling: then (n_nodes) forward and (n_nodes) backward
     // clocks, and the zeroing of the activation gradients before a backward.
@@ -79,8 +87,9 @@ Node *tape_node(Tape *t, const OpDef *op, Tensor *out);
 void tape_finalize(Tape *t);
 
 void tape_forward(Tape *t);
-// Zeroes every activation gradient, seeds d(loss)/d(loss) = 1 on `loss`
-// (a 1x1 tensor), replays the nodes in reverse.
+// Zeroes every activation gradient (each just before the node that writes it
+// first), seeds d(loss)/d(loss) = 1 on `loss` (a 1x1 tensor no node reads),
+// replays the nodes in reverse.
 void tape_backward(Tape *t, Tensor *loss);
 
 // Starts (or restarts from zero) the per-node clocks; tape_profile_stop frees
