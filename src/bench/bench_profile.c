@@ -162,8 +162,12 @@ static int profile_child(void *ctx, double *out) {
     z[F_WALL] = tp->clock_zero.wall;
     z[F_CPU] = tp->clock_zero.cpu;
     z[F_WAIT] = tp->clock_zero.wait;
-    // parameter gradients too: graph_forward_backward clears them just before
-    z[F_BYTES] = 4.0 * (double)tp->act_floats;
+    // only the gradients no node writes are zeroed up front; each of the
+    // others just before the node that writes it first, inside that node's row
+    double zeroed = 0;
+    for (size_t q = tp->zero_start[tp->n_nodes]; q < tp->zero_start[tp->n_nodes + 1]; q++)
+        zeroed += (double)tp->zero_list[q]->n;
+    z[F_BYTES] = 4.0 * zeroed;
     out[ROW_NORM * N_FIELDS + F_BYTES] = 4.0 * (double)m->n_floats;
     out[ROW_ADAM * N_FIELDS + F_BYTES] = 7 * 4.0 * (double)m->n_floats;  // p, g, m, v in; p, m, v out
     for (int r = 0; r < N_ROWS; r++)

@@ -102,6 +102,56 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
     parallel_for(N, grain, ln_fwd_rows, &k);
 }
 
+// ---- one row (generation) ----
+//
+// ln_fwd_rows' arithmetic for N = 1 with the 16 partial sums held in one
+// register and folded there (the same pairwise adds: lane j += lane j+8, then
+// +4, +2, +1), instead of going through an array on the stack: generation runs
+// nine of these per token, each a chain of dependent steps, and the array's
+// round trips were most of their time. Bit-identical to layernorm_forward
+// (tests/kernels/test_layernorm.c compares them).
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+static inline float fold16(__m512 v) {
+    __m256 a = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));  // j += j+8
+    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));       // j += j+4
+    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));                                        // j += j+2
+    return _mm_cvtss_f32(_mm_add_ss(c, _mm_shuffle_ps(c, c, 1)));                         // 0 += 1
+}
+
+void layernorm_row(float *out, const float *x, const float *w, const float *b, size_t C) {
+    if (C == 0) return;
+    size_t nv = C / LANES * LANES, i;
+    __m512 acc = _mm512_setzero_ps();
+    for (i = 0; i < nv; i += LANES) acc = _mm512_add_ps(acc, _mm512_loadu_ps(x + i));
+    float tail = 0;
+    for (; i < C; i++) tail += x[i];
+    float m = (fold16(acc) + tail) / (float)C;
+    __m512 vm = _mm512_set1_ps(m);
+    acc = _mm512_setzero_ps();
+    for (i = 0; i < nv; i += LANES) {
+        __m512 d = _mm512_sub_ps(_mm512_loadu_ps(x + i), vm);
+        acc = _mm512_add_ps(acc, _mm512_mul_ps(d, d));
+    }
+    tail = 0;
+    for (; i < C; i++) tail += (x[i] - m) * (x[i] - m);
+    float var = (fold16(acc) + tail) / (float)C;
+    float s = 1.0f / sqrtf(var + LN_EPS);
+    __m512 vs = _mm512_set1_ps(s);
+    for (i = 0; i < nv; i += LANES) {
+        __m512 o = _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm), vs), _mm512_loadu_ps(w + i));
+        _mm512_storeu_ps(out + i, _mm512_add_ps(o, _mm512_loadu_ps(b + i)));
+    }
+    for (; i < C; i++) out[i] = (x[i] - m) * s * w[i] + b[i];
+}
+#else
+// other instruction sets: the rows' own code
+void layernorm_row(float *out, const float *x, const float *w, const float *b, size_t C) {
+    layernorm_forward(out, NULL, NULL, x, w, b, 1, C);
+}
+#endif
+
 // ---- backward ----
 //
 // With xhat = (x - mean) * rstd, out = xhat * w + b and g = dout * w:

@@ -39,6 +39,9 @@ void embed_backward(float *dwte, float *dwpe, const float *dout, const int *toke
 // when no backward follows. Biased variance, as PyTorch.
 void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                        const float *b, size_t N, size_t C);
+// One row (N = 1, no mean/rstd saved), for generation: layernorm_forward's
+// values bit for bit, faster for a single row. out must not overlap x.
+void layernorm_row(float *out, const float *x, const float *w, const float *b, size_t C);
 void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, size_t N, size_t C);
 

@@ -180,7 +180,7 @@ static void attention_block(Generator *g, size_t l, size_t pos) {
     const Model *m = g->m;
     const Layer *y = &m->layer[l];
     size_t C = m->C, mat = l * GEN_PER_LAYER;
-    layernorm_forward(g->h, NULL, NULL, g->x, y->ln1_w->data, y->ln1_b->data, 1, C);
+    layernorm_row(g->h, g->x, y->ln1_w->data, y->ln1_b->data, C);
     project(g, g->qkv, g->h, mat + GEN_QKV, MATVEC_STORE);  // q | k | v | aux
     const float *q = g->qkv, *k = g->qkv + C, *v = g->qkv + 2 * C, *aux = g->qkv + 3 * C;
     if (g->prev_k) {
@@ -207,7 +207,7 @@ static void ffn_block(Generator *g, size_t l) {
     const Model *m = g->m;
     const Layer *y = &m->layer[l];
     size_t mat = l * GEN_PER_LAYER;
-    layernorm_forward(g->h, NULL, NULL, g->x, y->ln2_w->data, y->ln2_b->data, 1, m->C);
+    layernorm_row(g->h, g->x, y->ln2_w->data, y->ln2_b->data, m->C);
     project(g, g->fc, g->h, mat + GEN_FC, MATVEC_STORE);
     if (g->weights == GEN_WEIGHTS_BF16) {  // GELU inside the product that rounds its input
         const Tensor *p = matrix(m, mat + GEN_FC_PROJ);
@@ -230,7 +230,7 @@ const float *generator_step(Generator *g, int token, size_t pos) {
         attention_block(g, l, pos);
         if (m->F) ffn_block(g, l);
     }
-    layernorm_forward(g->h, NULL, NULL, g->x, m->lnf_w->data, m->lnf_b->data, 1, C);
+    layernorm_row(g->h, g->x, m->lnf_w->data, m->lnf_b->data, C);
     project(g, g->logits, g->h, m->L * GEN_PER_LAYER, MATVEC_STORE);  // tied head
     g->pos = pos + 1;
     return g->logits;

@@ -78,7 +78,13 @@ static void *worker(void *arg) {
         pthread_mutex_unlock(&P.mu);
         run_slice(t);
         pthread_mutex_lock(&P.mu);
-        if (--P.pending == 0) pthread_cond_signal(&P.done);
+        if (--P.pending == 0) {
+            // signalled after the unlock, so that the woken caller does not
+            // block again at once on the mutex this thread still holds
+            pthread_mutex_unlock(&P.mu);
+            pthread_cond_signal(&P.done);
+            pthread_mutex_lock(&P.mu);
+        }
     }
     pthread_mutex_unlock(&P.mu);
     return NULL;
@@ -133,8 +139,10 @@ void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx) {
     P.chunk = (n + (size_t)tasks - 1) / (size_t)tasks;
     P.pending = P.n - 1;
     P.gen++;
-    pthread_cond_broadcast(&P.wake);
     pthread_mutex_unlock(&P.mu);
+    // after the unlock: a woken worker finds the mutex free (a worker not yet
+    // waiting sees the new gen under the mutex before it would wait)
+    pthread_cond_broadcast(&P.wake);
     run_slice(0);
     double t0 = profiling ? now() : 0;
     pthread_mutex_lock(&P.mu);

@@ -1,6 +1,7 @@
 // test_layernorm.c — layernorm_forward/backward against a double reference:
 // forward values, central-difference gradients of inp, w and b on odd shapes,
-// NULL gradients, and bit-identical results for 1, 2 and 3 threads.
+// NULL gradients, and bit-identical results for 1, 2 and 3 threads;
+// layernorm_row (generation's one row) bit for bit layernorm_forward at N = 1.
 #include "kernels/nn.h"
 #include "nn_check.h"
 
@@ -178,7 +179,31 @@ static void test_layernorm_thread_count_invariant(void) {
     free(k.x), free(k.dout), free(k.w), free(k.b);
 }
 
+// every C from 1 to 300 (whole vectors, tails, none) and a large mean, with
+// random weights and biases: the same bits as layernorm_forward's row
+static void test_layernorm_row_bit_identical(void) {
+    Rng rng;
+    rng_seed(&rng, 11);
+    enum { MAXC = 300 };
+    static float x[MAXC], w[MAXC], b[MAXC], o0[MAXC + 1], o1[MAXC + 1];
+    for (size_t C = 1; C <= MAXC; C++)
+        for (int big = 0; big < 2; big++) {
+            fill_uniform(&rng, x, C, -3, 3);
+            if (big)
+                for (size_t c = 0; c < C; c++) x[c] += 1000.0f;
+            fill_uniform(&rng, w, C, -1, 1);
+            fill_uniform(&rng, b, C, -1, 1);
+            o0[C] = o1[C] = 12345.0f;
+            layernorm_forward(o0, NULL, NULL, x, w, b, 1, C);
+            layernorm_row(o1, x, w, b, C);
+            int same = memcmp(o0, o1, (C + 1) * sizeof(float)) == 0;  // and nothing past C written
+            if (!same) printf("  layernorm_row C %zu%s differs\n", C, big ? " (mean 1000)" : "");
+            CHECK(same);
+        }
+}
+
 int main(void) {
+    TEST(test_layernorm_row_bit_identical);
     TEST(test_layernorm_odd_shapes);
     TEST(test_layernorm_large_mean);
     TEST(test_layernorm_single_channel);
