@@ -138,6 +138,7 @@ static void test_in_place_matches_slabs(void) {
             if (shapes[j].data_decay && !kind->data_decay) continue;
             CHECK(one_case(kind, &shapes[j], 1, 0));
             CHECK(one_case(kind, &shapes[j], 2, 0));
+            CHECK(one_case(kind, &shapes[j], 3, 0));  // more threads than cores: another split of the slabs
             CHECK(one_case(kind, &shapes[j], 2, 1));
         }
     }
