@@ -83,9 +83,14 @@ static void test_zeroing_before_first_writer(void) {
     Tensor *y = op_add(&t, "y", h, op_gelu(&t, "g", h));
     Tensor *loss = op_dot(&t, "dot", y, rr);
     tape_finalize(&t);
+    // The gradient block starts as garbage (all NaN: a reused allocation may
+    // hold anything, while fresh pages are zero and would hide the bug), so a
+    // gradient added to before the tape zeroes it makes this backward NaN.
+    memset(t.act_grad, 0xFF, t.act_floats * sizeof(float));
     tape_forward(&t);
     tape_backward(&t, loss);
     memcpy(g1, a.grad, sizeof g1);
+    CHECK(tensor_is_finite(g1, 12));
     memset(a.grad, 0, 12 * sizeof(float));
     tape_forward(&t);
     tape_backward(&t, loss);
