@@ -13,6 +13,24 @@
 static void test_every_op(void) { CHECK(gradcheck_all(stderr) == 0); }
 static void test_whole_model_every_kind(void) { CHECK(model_gradcheck_all(stderr) == 0); }
 
+// A leaf (rows, cols) outside any tape, its values drawn from r, its
+// gradient zero; free_leaf releases it.
+static Tensor leaf(Rng *r, const char *name, size_t rows, size_t cols) {
+    Tensor x = {0};
+    x.name = name;
+    x.rows = rows;
+    x.cols = cols;
+    x.n = rows * cols;
+    x.data = xcalloc(x.n, sizeof(float));
+    x.grad = xcalloc(x.n, sizeof(float));
+    for (size_t i = 0; i < x.n; i++) x.data[i] = rng_normal(r);
+    return x;
+}
+static void free_leaf(Tensor *x) {
+    free(x->data);
+    free(x->grad);
+}
+
 // gelu whose backward is 3 % too large: both checkers must flag it.
 static void bad_bwd(Node *n) {
     for (size_t i = 0; i < n->out->n; i++) {
@@ -33,14 +51,7 @@ static const OpDef BAD = {"bad_gelu", bad_fwd, bad_bwd};
 static void test_checker_catches_a_wrong_gradient(void) {
     Rng r;
     rng_seed(&r, 1);
-    Tensor x = {0};
-    x.name = "x";
-    x.rows = 4;
-    x.cols = 5;
-    x.n = 20;
-    x.data = xcalloc(20, sizeof(float));
-    x.grad = xcalloc(20, sizeof(float));
-    for (int i = 0; i < 20; i++) x.data[i] = rng_normal(&r);
+    Tensor x = leaf(&r, "x", 4, 5);
     float rr[20];
     for (int i = 0; i < 20; i++) rr[i] = rng_normal(&r);
     Tape t;
@@ -55,8 +66,7 @@ static void test_checker_catches_a_wrong_gradient(void) {
     CHECK(a.max_err > 1.0);
     CHECK(b.max_err > 1.0);
     tape_free(&t);
-    free(x.data);
-    free(x.grad);
+    free_leaf(&x);
 }
 
 // The tape zeroes each activation gradient just before the first node of the
@@ -67,14 +77,7 @@ static void test_checker_catches_a_wrong_gradient(void) {
 static void test_zeroing_before_first_writer(void) {
     Rng r;
     rng_seed(&r, 3);
-    Tensor a = {0};
-    a.name = "a";
-    a.rows = 3;
-    a.cols = 4;
-    a.n = 12;
-    a.data = xcalloc(12, sizeof(float));
-    a.grad = xcalloc(12, sizeof(float));
-    for (int i = 0; i < 12; i++) a.data[i] = rng_normal(&r);
+    Tensor a = leaf(&r, "a", 3, 4);
     float rr[12], g1[12];
     for (int i = 0; i < 12; i++) rr[i] = rng_normal(&r);
     Tape t;
@@ -98,8 +101,7 @@ static void test_zeroing_before_first_writer(void) {
     Tensor *leaves[] = {&a};
     CHECK(gradcheck_tape(&t, loss, leaves, 1, 12, 1, 0.0).max_err <= 1.0);
     tape_free(&t);
-    free(a.data);
-    free(a.grad);
+    free_leaf(&a);
 }
 
 int main(void) {
