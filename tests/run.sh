@@ -3,11 +3,30 @@
 # "N passed, M failed, K skipped" lines. A program that crashes or prints no
 # summary counts as one failure, so a broken test can never look like a pass.
 # Every skipped case is listed by name with what it needed (tests/test.h).
+#
+# A program that hangs (a lost wake-up in the thread pool waits forever; it
+# does not fail) would hang `make test` and whatever waits on it: each program
+# gets TEST_TIMEOUT seconds (900 by default, far above any program's run here;
+# 0: no limit) when coreutils' timeout is there, and one stopped by it counts
+# as a failure.
+limit=${TEST_TIMEOUT:-900}
+run_limited() {
+    if [ "$limit" -gt 0 ] && command -v timeout >/dev/null 2>&1; then
+        timeout -k 10 "$limit" "$@"
+    else
+        "$@"
+    fi
+}
 passed=0; failed=0; skipped=0; skips=""
 for t in "$@"; do
     name=${t#*/tests/}
-    out=$("$t" 2>&1); rc=$?
+    out=$(run_limited "$t" 2>&1); rc=$?
     line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -n 1)
+    if [ "$limit" -gt 0 ] && [ "$rc" -eq 124 ]; then
+        printf '%s\n' "$out" | tail -n 20
+        echo "TIMEOUT $name (still running after $limit s: stopped)"
+        failed=$((failed + 1)); continue
+    fi
     if [ -z "$line" ]; then
         printf '%s\n' "$out" | tail -n 20
         echo "CRASH $name (exit $rc, no summary line)"

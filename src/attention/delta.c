@@ -42,9 +42,9 @@
 #include "attention/attention.h"
 #include "attention/decay.h"
 #include "attention/delta_chunk.h"
-#include "attention/feature_map.h"
 #include "attention/delta_wy.h"
 #include "attention/fastweight_work.h"
+#include "attention/feature_map.h"
 #include "attention/value_weights.h"
 #include "util/pool.h"
 
@@ -212,8 +212,9 @@ static void delta_state_reset(const AttnConfig *c, float *state, size_t window) 
 
 // q, k, v, y (H, dh); aux (H, n_aux) the β logit, then (decay = data) the
 // gate logit; theta (H) or NULL. Heads go in groups whose k̂ and q̂ are
-// computed together (φ in one call each, then delta_normalize_n: their sums side by side) into a buffer
-// on the stack; a head too large for it uses the state's scratch, alone.
+// computed together (φ in one call each, then delta_normalize_n: their sums
+// side by side) into a buffer on the stack; a head too large for it uses the
+// state's scratch, alone.
 #define DELTA_STEP_FLOATS 512
 static void delta_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y,
                        const float *q, const float *k, const float *v, const float *aux,

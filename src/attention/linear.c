@@ -177,7 +177,7 @@ static void linear_state_reset(const AttnConfig *c, float *state, size_t window)
 // pass would read it from far away twice. Each value is the same IEEE chain as
 // the two-pass form (update all rows, then y_j = 0 + pq_0 S_0j + pq_1 S_1j +
 // ..., den = eps + pq_0 z_0 + ..., i ascending): only the loop order changes,
-// so the step is bit-identical to it (tests/attention/test_linear.c compares
+// so the step is bit-identical to it (tests/attention/test_fw_step.c compares
 // it with that form written out plainly). λ = 1 (no decay) skips the multiply
 // by λ: 1 · x = x exactly.
 #define FW_STEP_CHUNK 256  // feature-map values computed ahead of the state rows
