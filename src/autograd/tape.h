@@ -70,7 +70,8 @@ typedef struct {
     size_t n_zero;
     int finalized;
     // NULL unless profiling: then (n_nodes) forward and (n_nodes) backward
-    // clocks, and the zeroing of the activation gradients before a backward.
+    // clocks, and the zeroing of the gradients no node writes (the others are
+    // zeroed inside their first writer's backward clock).
     // The replay loops test it once per pass, so the hot path stays clock-free.
     NodeClock *clock_fwd, *clock_bwd;
     NodeClock clock_zero;
