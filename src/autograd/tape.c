@@ -52,6 +52,12 @@ Tensor *tape_tensor(Tape *t, const char *name, size_t rows, size_t cols, int nee
 }
 
 Node *tape_node(Tape *t, const OpDef *op, Tensor *out) {
+    // finalize sized zero_start (and the profile clocks) by n_nodes: a node
+    // added later would be replayed without its gradients zeroed
+    if (t->finalized) {
+        fprintf(stderr, "lmtrain: internal error: op %s recorded after tape_finalize\n", op->name);
+        abort();
+    }
     if (t->n_nodes == t->cap_nodes) {
         t->cap_nodes = t->cap_nodes ? 2 * t->cap_nodes : 64;
         t->nodes = xrealloc(t->nodes, t->cap_nodes * sizeof *t->nodes);

@@ -84,6 +84,9 @@ void tape_free(Tape *t);
 // a gradient buffer is reserved for it.
 Tensor *tape_tensor(Tape *t, const char *name, size_t rows, size_t cols, int needs_grad);
 // Appends a node; returns it so the op constructor can fill dims and saved sizes.
+// An op's backward may write (add to) the gradients of its in[] tensors only:
+// the lazy zeroing above finds each gradient's first writer through in[].
+// Refused (abort) after tape_finalize.
 Node *tape_node(Tape *t, const OpDef *op, Tensor *out);
 void tape_finalize(Tape *t);
 

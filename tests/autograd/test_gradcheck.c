@@ -1,6 +1,10 @@
 // test_gradcheck.c — every op and the whole model of every kind against
 // finite differences, and proof that the checker catches a wrong gradient.
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../test.h"
 #include "autograd/gradcheck.h"
@@ -104,7 +108,40 @@ static void test_zeroing_before_first_writer(void) {
     free_leaf(&a);
 }
 
+// Recording after tape_finalize is refused: finalize sized the zeroing plan
+// and the storage by what was recorded then. In a child, whose abort is the
+// expected outcome (`what` 0: a node, 1: a tensor).
+static int aborts_after_finalize(int what) {
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr)) _exit(3);
+        Rng r;
+        rng_seed(&r, 4);
+        Tensor a = leaf(&r, "a", 2, 2);
+        Tape t;
+        tape_init(&t);
+        Tensor *h = op_add(&t, "h", &a, &a);
+        tape_finalize(&t);
+        static const OpDef LATE = {"late", NULL, NULL};
+        if (what == 0)
+            tape_node(&t, &LATE, h);  // (op_add would stop at its tensor first)
+        else
+            tape_tensor(&t, "late", 2, 2, 1);
+        _exit(0);  // recorded: not refused
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) return 0;
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+static void test_recording_after_finalize_is_refused(void) {
+    CHECK(aborts_after_finalize(0));
+    CHECK(aborts_after_finalize(1));
+}
+
 int main(void) {
+    TEST(test_recording_after_finalize_is_refused);
     TEST(test_zeroing_before_first_writer);
     pool_init(2);
     TEST(test_every_op);

@@ -1,5 +1,6 @@
 // test_pool.c — parallel_for covers every item exactly once, call after call
-// (a lost wake-up would hang here), at several pool sizes and after resizes.
+// (a lost wake-up hangs here, which tests/run.sh's time limit reports as a
+// failure), at several pool sizes and after resizes.
 #include <stdlib.h>
 
 #include "../test.h"
