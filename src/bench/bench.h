@@ -136,6 +136,9 @@ void bench_trainer_free(BenchTrainer *x);
 void bench_set_chunk(int chunk);
 // --set section.key=value for every benchmark model (checked here: 0 or ERR_USAGE)
 int bench_add_set(const char *assignment);
+// The --set assignments in order, ", " between them ("" when none): the
+// rows are labelled by kind only, so the run's header says what else changed.
+void bench_sets_text(char *buf, size_t size);
 void bench_config(Config *c, const char *kind, int layers, int heads, int d_model, int block_size,
                   int batch_size, PosKind pos);
 

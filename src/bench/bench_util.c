@@ -190,6 +190,14 @@ int bench_add_set(const char *assignment) {
     return 0;
 }
 
+void bench_sets_text(char *buf, size_t size) {
+    if (size) buf[0] = 0;
+    for (int i = 0; i < g_nsets; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, size - used, "%s%s", i ? ", " : "", g_sets[i]);
+    }
+}
+
 void bench_config(Config *c, const char *kind, int layers, int heads, int d_model, int block_size,
                   int batch_size, PosKind pos) {
     config_defaults(c);

@@ -205,6 +205,9 @@ int cmd_bench(int argc, char **argv) {
     double t0 = bench_now();
     printf("lmtrain bench: %d threads, results in %s/ (timings on a shared machine vary from run to run)\n\n",
            o.threads, o.out);
+    char sets[1024];
+    bench_sets_text(sets, sizeof sets);
+    if (*sets) printf("every model with: %s\n\n", sets);
     fflush(stdout);
     if (!rc && (parts & PART_PEAK)) rc = bench_part_peak(&o);
     if (!rc && (parts & PART_TRAIN)) rc = bench_part_train(&o);

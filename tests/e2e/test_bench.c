@@ -213,6 +213,10 @@ static void test_every_part_every_kind(void) {
         int rc = run_lmtrain(argv);
         CHECK(rc == 0);
         if (rc) fprintf(stderr, "%s\n", e2e_out);
+        // the rows say only the kind: the header says what --set changed
+        char sets[256];
+        snprintf(sets, sizeof sets, "every model with: %s, %s, attention.key_norm=l2\n", runs[v].set1, runs[v].set2);
+        CHECK(strstr(e2e_out, sets) != NULL);
         char *csv[4];
         const char *files[] = {"throughput.csv", "cost_vs_length.csv", "generate.csv", "profile.csv"};
         for (int f = 0; f < 4; f++) {
