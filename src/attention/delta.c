@@ -231,7 +231,7 @@ static void delta_step(const AttnConfig *c, float *state, size_t window, size_t 
         float *kh = feat, *qh = feat + n * d;  // k̂ of the group's heads, then their q̂
         fmap_forward(p.fmap, kh, k + h0 * d, n * d);
         fmap_forward(p.fmap, qh, q + h0 * d, n * d);
-        delta_normalize_n(&p, feat, 2 * n);
+        delta_normalize_n(&p, feat, 2 * n, NULL);
         for (size_t g = 0; g < n; g++) {
             size_t h = h0 + g;
             float beta, omb;

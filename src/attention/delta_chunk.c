@@ -183,22 +183,13 @@ static float pass_b_row(size_t d, float *restrict Gi, const float *restrict Pi,
 // ---- per token ----
 
 float delta_features(const DeltaSlab *p, float *out, const float *x) {
-    size_t d = p->dh;
-    fmap_forward(p->fmap, out, x, d);
-    if (!p->normalize) return 1.0f;
-    float s = 0.0f;
-    if (p->key_norm == KEYNORM_L2) {
-        for (size_t i = 0; i < d; i++) s += out[i] * out[i];
-        s = sqrtf(s + p->eps);  // φ = 0 gives k̂ = 0, not 0/0
-    } else {
-        for (size_t i = 0; i < d; i++) s += out[i];
-        s += p->eps;  // relu may give Σφ = 0: then k̂ = 0 (no write, no read), not 0/0
-    }
-    for (size_t i = 0; i < d; i++) out[i] /= s;
+    fmap_forward(p->fmap, out, x, p->dh);
+    float s = 1.0f;
+    delta_normalize_n(p, out, 1, &s);
     return s;
 }
 
-void delta_normalize_n(const DeltaSlab *p, float *out, size_t n) {
+void delta_normalize_n(const DeltaSlab *p, float *out, size_t n, float *divisors) {
     size_t d = p->dh;
     if (!p->normalize) return;
     float s[DELTA_FEATURES_MAX] = {0};
@@ -208,8 +199,10 @@ void delta_normalize_n(const DeltaSlab *p, float *out, size_t n) {
             s[c] += p->key_norm == KEYNORM_L2 ? o * o : o;
         }
     for (size_t c = 0; c < n; c++) {
+        // + eps: φ = 0 (relu may give Σφ = 0) gives k̂ = 0 (no write, no read), not 0/0
         s[c] = p->key_norm == KEYNORM_L2 ? sqrtf(s[c] + p->eps) : s[c] + p->eps;
         for (size_t i = 0; i < d; i++) out[c * d + i] /= s[c];
+        if (divisors) divisors[c] = s[c];
     }
 }
 

@@ -60,13 +60,14 @@ size_t delta_scratch_floats(const DeltaSlab *p);
 
 // out (d) = k̂ for raw x (d), as above. Returns the divisor (1 without normalize).
 float delta_features(const DeltaSlab *p, float *out, const float *x);
-// The normalisation of delta_features for n rows at once: phi (n, d) holds
-// φ(x) of n inputs (fmap_forward) and becomes their k̂, every value bit for bit
-// delta_features'. The n sums run side by side (one float chain each, in
-// delta_features' order), so n short rows cost about what one does rather than
-// n chains' latency. n <= DELTA_FEATURES_MAX.
+// delta_features' normalisation, for n rows at once: phi (n, d) holds φ(x) of
+// n inputs (fmap_forward) and becomes their k̂; with `divisors` (n) non-NULL,
+// each row's divisor goes there (untouched without normalize). The n sums run
+// side by side (one float chain each, i ascending), so n short rows cost about
+// what one does rather than n chains' latency; delta_features is this at n = 1.
+// n <= DELTA_FEATURES_MAX.
 #define DELTA_FEATURES_MAX 8
-void delta_normalize_n(const DeltaSlab *p, float *phi, size_t n);
+void delta_normalize_n(const DeltaSlab *p, float *phi, size_t n, float *divisors);
 // β = sigmoid(a) and 1 − β, each without cancellation
 void delta_beta(float a, float *beta, float *one_minus_beta);
 // One position. Reads S (d, d); writes e (d) = v − λ Sᵀk̂; if Sn: Sn = λS + β k̂ eᵀ

@@ -1,9 +1,10 @@
 // test_fw_step.c — the fast-weight kinds' one-token steps against their
 // plainer forms, bit for bit.
 //
-// fmap_forward then delta_normalize_n (n inputs' k̂ at once, their sums side
-// by side) against delta_features one input at a time: every feature map, key_norm sum and l2,
-// normalize on and off, n = 1 .. DELTA_FEATURES_MAX, head sizes 1 .. 130.
+// delta_features (one input) and delta_normalize_n (n inputs' k̂ at once,
+// their sums side by side) against the normalisation written out plainly, one
+// input at a time: the values and the divisors, every feature map, key_norm
+// sum and l2, normalize on and off, n = 1 .. DELTA_FEATURES_MAX, head sizes 1 .. 130.
 //
 // delta: delta_token_inplace (generation's step: e in registers, the update
 // and the read-out in one pass per column strip) against delta_token (three
@@ -23,6 +24,7 @@
 // groups of 4, 3, 2, 1 vectors and the scalar tail; above 64 the rows come in
 // blocks), each feature map, normalize on and off, zero and identity state, a
 // fixed λ and λ per token (decay = data).
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +139,19 @@ static void test_delta_inplace_bit_identical_to_delta_token(void) {
     }
 }
 
+// k̂ of one input, the obvious way: s = Σφ + eps (sum) or sqrt(Σφ² + eps)
+// (l2), summed i ascending; k̂ = φ / s. Returns s (1 without normalize).
+static float plain_features(const DeltaSlab *p, float *out, const float *x) {
+    size_t d = p->dh;
+    fmap_forward(p->fmap, out, x, d);
+    if (!p->normalize) return 1.0f;
+    float s = 0.0f;
+    for (size_t i = 0; i < d; i++) s += p->key_norm == KEYNORM_L2 ? out[i] * out[i] : out[i];
+    s = p->key_norm == KEYNORM_L2 ? sqrtf(s + p->eps) : s + p->eps;
+    for (size_t i = 0; i < d; i++) out[i] /= s;
+    return s;
+}
+
 static void test_delta_normalize_n_bit_identical(void) {
     size_t dhs[] = {1, 5, 16, 17, 32, 65, 130};
     FeatureMap maps[] = {FMAP_ELU1, FMAP_RELU, FMAP_IDENTITY};
@@ -149,17 +164,26 @@ static void test_delta_normalize_n_bit_identical(void) {
                 DeltaSlab p = {.dh = d, .fmap = maps[m], .eps = 1e-6f, .normalize = variant > 0,
                                .key_norm = variant == 2 ? KEYNORM_L2 : KEYNORM_SUM};
                 float *x = malloc(DELTA_FEATURES_MAX * d * sizeof(float));
-                float *one = malloc(DELTA_FEATURES_MAX * d * sizeof(float)), *many = malloc(DELTA_FEATURES_MAX * d * sizeof(float));
+                float *want = malloc(DELTA_FEATURES_MAX * d * sizeof(float)), *got = malloc(DELTA_FEATURES_MAX * d * sizeof(float));
+                float want_s[DELTA_FEATURES_MAX], got_s[DELTA_FEATURES_MAX];
                 fill(x, DELTA_FEATURES_MAX * d, 1.0f, &r);
-                for (size_t c = 0; c < DELTA_FEATURES_MAX; c++) delta_features(&p, one + c * d, x + c * d);
-                for (size_t n = 1; n <= DELTA_FEATURES_MAX; n++) {
-                    fmap_forward(p.fmap, many, x, n * d);
-                    delta_normalize_n(&p, many, n);
-                    int ok = memcmp(one, many, n * d * sizeof(float)) == 0;
-                    if (!ok) fprintf(stderr, "  features dh %zu fmap %d variant %d n %zu differ\n", d, (int)maps[m], variant, n);
-                    CHECK(ok);
+                int ok = 1;
+                for (size_t c = 0; c < DELTA_FEATURES_MAX; c++) {
+                    want_s[c] = plain_features(&p, want + c * d, x + c * d);
+                    float s1 = delta_features(&p, got + c * d, x + c * d);
+                    ok &= memcmp(&s1, &want_s[c], sizeof s1) == 0;
                 }
-                free(x), free(one), free(many);
+                ok &= memcmp(want, got, DELTA_FEATURES_MAX * d * sizeof(float)) == 0;
+                for (size_t n = 1; n <= DELTA_FEATURES_MAX; n++) {
+                    fmap_forward(p.fmap, got, x, n * d);
+                    for (size_t c = 0; c < n; c++) got_s[c] = 1.0f;
+                    delta_normalize_n(&p, got, n, got_s);
+                    ok &= memcmp(want, got, n * d * sizeof(float)) == 0;
+                    ok &= memcmp(want_s, got_s, n * sizeof(float)) == 0;
+                }
+                if (!ok) fprintf(stderr, "  features dh %zu fmap %d variant %d differ\n", d, (int)maps[m], variant);
+                CHECK(ok);
+                free(x), free(want), free(got);
             }
 }
 
