@@ -98,13 +98,13 @@ static void plan_zeroing(Tape *t) {
     }
     t->zero_start = xcalloc(N + 2, sizeof *t->zero_start);
     t->zero_list = xcalloc(t->n_acts ? t->n_acts : 1, sizeof *t->zero_list);
-    t->n_zero = 0;
+    size_t n = 0;
     for (size_t i = 0; i <= N; i++) {  // i == N: the ones written by no node
-        t->zero_start[i] = t->n_zero;
+        t->zero_start[i] = n;
         for (size_t a = 0; a < t->n_acts; a++)
-            if (t->acts[a]->grad && first[a] == i) t->zero_list[t->n_zero++] = t->acts[a];
+            if (t->acts[a]->grad && first[a] == i) t->zero_list[n++] = t->acts[a];
     }
-    t->zero_start[N + 1] = t->n_zero;
+    t->zero_start[N + 1] = n;
     free(first);
 }
 

@@ -67,7 +67,6 @@ typedef struct {
     // (the loss, an unused output) at the start, zero_list[zero_start[n_nodes] ..].
     Tensor **zero_list;
     size_t *zero_start;              // (n_nodes + 2): where each run above starts, and the last one ends
-    size_t n_zero;
     int finalized;
     // NULL unless profiling: then (n_nodes) forward and (n_nodes) backward
     // clocks, and the zeroing of the gradients no node writes (the others are
