@@ -166,13 +166,21 @@ size_t generator_state_bytes_allocated(const Generator *g) {
     return g->m->L * g->state_floats * sizeof(float);
 }
 
-// out (OC) = (or +=) matrix i (OC, K) in
-static void project(Generator *g, float *out, const float *in, size_t i, MatvecMode mode) {
+// out (OC) = (or +=) matrix i (OC, K) act(in); act other than MATVEC_IN_PLAIN
+// with bf16 weights only (the bf16 product applies it as it rounds its input)
+static void project_act(Generator *g, float *out, const float *in, size_t i, MatvecMode mode, MatvecInput act) {
     const Tensor *p = matrix(g->m, i);
     if (g->weights == GEN_WEIGHTS_BF16)
-        matvec_bf16(out, in, (const uint16_t *)g->packed + g->offset[i], p->cols, p->rows, mode, g->x2);
-    else
+        matvec_bf16_in(out, in, act, (const uint16_t *)g->packed + g->offset[i], p->cols, p->rows, mode, g->x2);
+    else {
+        assert(act == MATVEC_IN_PLAIN);
         matvec_f32(out, in, (const float *)g->packed + g->offset[i], p->cols, p->rows, mode);
+    }
+}
+
+// out (OC) = (or +=) matrix i (OC, K) in
+static void project(Generator *g, float *out, const float *in, size_t i, MatvecMode mode) {
+    project_act(g, out, in, i, mode, MATVEC_IN_PLAIN);
 }
 
 // x += Attn(LN1(x)) projected, for layer l
@@ -210,9 +218,7 @@ static void ffn_block(Generator *g, size_t l) {
     layernorm_row(g->h, g->x, y->ln2_w->data, y->ln2_b->data, m->C);
     project(g, g->fc, g->h, mat + GEN_FC, MATVEC_STORE);
     if (g->weights == GEN_WEIGHTS_BF16) {  // GELU inside the product that rounds its input
-        const Tensor *p = matrix(m, mat + GEN_FC_PROJ);
-        matvec_bf16_in(g->x, g->fc, MATVEC_IN_GELU, (const uint16_t *)g->packed + g->offset[mat + GEN_FC_PROJ],
-                       p->cols, p->rows, MATVEC_ADD, g->x2);
+        project_act(g, g->x, g->fc, mat + GEN_FC_PROJ, MATVEC_ADD, MATVEC_IN_GELU);
         return;
     }
     gelu_forward(g->fc_act, g->fc, m->F);
