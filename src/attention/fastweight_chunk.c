@@ -111,6 +111,11 @@ static float chunk_decay(const FwSlab *p, const Scratch *s, size_t t0, size_t L)
     return p->ll ? (float)exp(s->b[L - 1]) : s->pw[L];
 }
 
+// λ = 1 (linear, or a decay whose log λ is exactly 0): every decay factor
+// (D, eq, ek, es) is exp(0) = 1 exactly, and x · 1 = x for every float, so
+// the multiplications by them are skipped and nothing changes.
+static int unit_decay(const FwSlab *p) { return !p->ll && p->loglam == 0.0; }
+
 // Row r of D: D_rj for j = 0 .. r, the decay from key position j to query
 // position r. One λ: a slice of the reversed powers (contiguous in j, so the
 // loops that read it vectorise); a λ per position: its exps, computed once
@@ -201,6 +206,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
     Saved sv = saved_at(p, saved);
     Scratch s = scratch_at(p, scratch);
     fill_powers(p, &s);
+    int unit = unit_decay(p);
 
     // S̃_{-1} = [S0 | z0]
     memset(s.st, 0, d * w * sizeof(float));
@@ -220,8 +226,10 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         gemm_serial(0, 1, L, L, d, 1.0f, s.phq, d, s.phk, d, 0.0f, s.a, L);
         for (size_t r = 0; r < L; r++) {
             float *ar = s.a + r * L;
-            const float *dr = decay_row(p, &s, r);
-            for (size_t j = 0; j <= r; j++) ar[j] *= dr[j];
+            if (!unit) {
+                const float *dr = decay_row(p, &s, r);
+                for (size_t j = 0; j <= r; j++) ar[j] *= dr[j];
+            }
             for (size_t j = r + 1; j < L; j++) ar[j] = 0.0f;
         }
         // Ñ = diag(λ^(r+1)) Φq S̃ + A Ṽ                  // (L, w)
@@ -229,7 +237,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         int zero_state = c == 0 && !p->state_identity;
         if (!zero_state) {
             gemm_w(p, 0, L, d, s.phq, d, s.st, 0.0f, s.nt);
-            for (size_t r = 0; r < L; r++)
+            for (size_t r = 0; r < L && !unit; r++)
                 for (size_t j = 0; j < w; j++) s.nt[r * w + j] *= s.eq[r];
         }
         gemm_w(p, 0, L, L, s.a, L, s.vt, zero_state ? 0.0f : 1.0f, s.nt);
@@ -247,7 +255,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         }
 
         // S̃ ← λ^L S̃ + Φkᵀ diag(λ^(L-1-s)) Ṽ   (rows of Φk scaled in place)
-        for (size_t j = 0; j < L; j++)
+        for (size_t j = 0; j < L && !unit; j++)
             for (size_t i = 0; i < d; i++) s.phk[j * d + i] *= s.ek[j];
         gemm_w(p, 1, d, L, s.phk, d, s.vt, es, s.st);
     }
@@ -255,6 +263,31 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
     double ss = 0;
     for (size_t i = 0; i < d; i++) ss += dot(s.st + i * w, s.st + i * w, d);
     return sqrt(ss);
+}
+
+// Row r of the masked product's db terms: x_j = D_rj A_rj G_rj (double)
+// goes to db_r − db_j for j < r (j = r: its terms cancel; adding then
+// removing x would round db away). Row r's own total is summed in DOT_LANES
+// partial sums, x_j into lane j mod DOT_LANES, ascending j, folded pairwise:
+// written as whole groups of DOT_LANES (one vector of doubles, no chain of
+// dependent adds), then the rest one by one into the same lanes.
+static void db_row(const float *dr, const float *ar, const float *gr, size_t r, double *db) {
+    double racc[DOT_LANES] = {0};
+    size_t j = 0;
+    for (; j + DOT_LANES <= r; j += DOT_LANES)
+        for (size_t l = 0; l < DOT_LANES; l++) {
+            double x = dr[j + l] * ((double)ar[j + l] * gr[j + l]);
+            racc[l] += x;
+            db[j + l] -= x;
+        }
+    for (; j < r; j++) {
+        double x = dr[j] * ((double)ar[j] * gr[j]);
+        racc[j % DOT_LANES] += x;
+        db[j] -= x;
+    }
+    for (size_t h = DOT_LANES / 2; h > 0; h /= 2)
+        for (size_t l = 0; l < h; l++) racc[l] += racc[l + h];
+    db[r] += racc[0];
 }
 
 // ---- backward ----
@@ -281,6 +314,7 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
     Scratch s = scratch_at(p, scratch);
     fill_powers(p, &s);
     double dll = 0, *db = s.db;
+    int unit = unit_decay(p), grad = p->lambda_grad;
 
     memset(s.dst, 0, d * w * sizeof(float));  // the final state feeds nothing
     for (size_t c = nch; c-- > 0;) {
@@ -310,20 +344,9 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         gemm_serial(0, 1, L, L, w, 1.0f, s.nt, w, s.vt, w, 0.0f, s.g, L);
         for (size_t r = 0; r < L; r++) {
             float *ar = s.a + r * L, *gr = s.g + r * L;
-            // j = r: its db terms cancel (adding then removing x would round db away).
-            // Row r's own total is summed in DOT_LANES partial sums (one
-            // vector, no chain of dependent adds); db_j, j < r, each get one term.
-            const float *dr = decay_row(p, &s, r);
-            double racc[DOT_LANES] = {0};
-            for (size_t j = 0; j < r; j++) {
-                double x = dr[j] * ((double)ar[j] * gr[j]);
-                racc[j % DOT_LANES] += x;
-                db[j] -= x;
-            }
-            for (size_t h = DOT_LANES / 2; h > 0; h /= 2)
-                for (size_t j = 0; j < h; j++) racc[j] += racc[j + h];
-            db[r] += racc[0];
-            for (size_t j = 0; j <= r; j++) {
+            const float *dr = unit ? NULL : decay_row(p, &s, r);
+            if (grad) db_row(dr ? dr : s.pw, ar, gr, r, db);  // (λ = 1: pw holds ones)
+            for (size_t j = 0; j <= r && dr; j++) {
                 ar[j] *= dr[j];
                 gr[j] *= dr[j];
             }
@@ -334,10 +357,10 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         //   db_r += exp(b_r) φq_r · (dÑ S̃ᵀ)_r
         if (!zero_state) {
             gemm_serial(0, 1, L, d, w, 1.0f, s.nt, w, st, w, 0.0f, s.dphq, d);
-            for (size_t r = 0; r < L; r++) {
+            for (size_t r = 0; r < L && (grad || !unit); r++) {
                 float *xr = s.dphq + r * d;
-                db[r] += s.eq[r] * dot(xr, s.phq + r * d, d);
-                for (size_t i = 0; i < d; i++) xr[i] *= s.eq[r];
+                if (grad) db[r] += s.eq[r] * dot(xr, s.phq + r * d, d);
+                for (size_t i = 0; i < d && !unit; i++) xr[i] *= s.eq[r];
             }
         }
         gemm_serial(0, 0, L, d, L, 1.0f, s.g, L, s.phk, d, zero_state ? 0.0f : 1.0f, s.dphq, d);  // + (G⊙D) Φk
@@ -346,14 +369,14 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         //   x_s = ek_s φk_s · (Ṽ dS̃'ᵀ)_s goes to db_{L-1} − db_s
         if (!zero_dst) {
             gemm_serial(0, 1, L, d, w, 1.0f, s.vt, w, s.dst, w, 0.0f, s.dphk, d);
-            for (size_t j = 0; j < L; j++) {
+            for (size_t j = 0; j < L && (grad || !unit); j++) {
                 float *zr = s.dphk + j * d;
-                if (j + 1 < L) {  // j = L-1 nets to 0
+                if (grad && j + 1 < L) {  // j = L-1 nets to 0
                     double x = s.ek[j] * dot(zr, s.phk + j * d, d);
                     db[L - 1] += x;
                     db[j] -= x;
                 }
-                for (size_t i = 0; i < d; i++) zr[i] *= s.ek[j];
+                for (size_t i = 0; i < d && !unit; i++) zr[i] *= s.ek[j];
             }
         }
         gemm_serial(1, 0, L, d, L, 1.0f, s.g, L, s.phq, d, zero_dst ? 0.0f : 1.0f, s.dphk, d);  // + (G⊙D)ᵀ Φq
@@ -361,17 +384,17 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         // dṼ_s = λ^(L-1-s) (Φk dS̃')_s + ((Φq Φkᵀ ⊙ D)ᵀ dÑ)_s
         if (!zero_dst) {
             gemm_w(p, 0, L, d, s.phk, d, s.dst, 0.0f, s.dvt);
-            for (size_t j = 0; j < L; j++)
+            for (size_t j = 0; j < L && !unit; j++)
                 for (size_t i = 0; i < w; i++) s.dvt[j * w + i] *= s.ek[j];
         }
         gemm_w(p, 1, L, L, s.a, L, s.nt, zero_dst ? 0.0f : 1.0f, s.dvt);
 
         // S̃' = exp(b_{L-1}) S̃ + ...:  db_{L-1} += exp(b_{L-1}) <S̃, dS̃'>;
         // dS̃ = exp(b_{L-1}) dS̃' + Φqᵀ diag(exp b_r) dÑ   (rows of dÑ scaled in place, last use)
-        if (!zero_state && !zero_dst) db[L - 1] += es * dot(st, s.dst, d * w);
-        dll += chunk_decay_grad(&s, t0, L, dll_t);
+        if (grad && !zero_state && !zero_dst) db[L - 1] += es * dot(st, s.dst, d * w);
+        if (grad) dll += chunk_decay_grad(&s, t0, L, dll_t);
         if (c > 0) {
-            for (size_t r = 0; r < L; r++)
+            for (size_t r = 0; r < L && !unit; r++)
                 for (size_t i = 0; i < w; i++) s.nt[r * w + i] *= s.eq[r];
             gemm_w(p, 1, d, L, s.phq, d, s.nt, es, s.dst);
         }
