@@ -165,6 +165,16 @@ static void panel_plain(float *out, const uint8_t *u, const unsigned char *panel
 }
 
 #if defined(I8_HAVE_KERNELS)
+// acc + the four products u_i q_i of each 32-bit lane (vpdpbusd: s unsigned,
+// *w signed). Written in assembly because GCC 12 compiles the intrinsic in
+// this loop into a register copy per accumulator per step and a spill to the
+// stack; the instruction is the same, and a panel of 256 outputs streamed 3-12 %
+// faster this way (one product of 870 KB, interleaved, 3 rounds).
+I8_TARGET static inline __attribute__((always_inline)) __m512i dpbusd(__m512i acc, __m512i s, const __m512i *w) {
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(s), "m"(*w));
+    return acc;
+}
+
 // NQ (vectors of 16 outputs) is a constant in each instantiation, so the
 // accumulators stay in registers and the quad loop has no branches.
 I8_TARGET static inline __attribute__((always_inline)) void panel_core(float *out, const uint32_t *u4,
@@ -178,7 +188,7 @@ I8_TARGET static inline __attribute__((always_inline)) void panel_core(float *ou
     for (size_t p = 0; p < Q; p++, w += NQ) {
         __m512i s = _mm512_set1_epi32((int)u4[p]);
 #pragma GCC unroll 16
-        for (size_t q = 0; q < NQ; q++) acc[q] = _mm512_dpbusd_epi32(acc[q], s, _mm512_load_si512(w + q));
+        for (size_t q = 0; q < NQ; q++) acc[q] = dpbusd(acc[q], s, w + q);
     }
     const float *scale = (const float *)(const void *)w;
     const int32_t *corr = (const int32_t *)(const void *)(w + NQ);

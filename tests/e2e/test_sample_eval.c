@@ -8,6 +8,7 @@
 
 #include "../test.h"
 #include "attention/attention.h"
+#include "kernels/matvec_i8.h"
 #include "e2e.h"
 
 static char corpus[512], cfg_path[512];
@@ -118,18 +119,40 @@ static void test_sample_deterministic_for_seed(void) {
     CHECK(strstr(e2e_out, "tokens/s") && strstr(e2e_out, "fast-weight state in use"));
 }
 
-// --weights bf16: the same interface, the weights streamed in bf16 (said on stderr)
-static void test_sample_bf16_weights(void) {
-    const char *runs[] = {run_sm, run_dec};
-    for (int r = 0; r < 2; r++) {
-        char *argv[] = {"sample", "--run", (char *)runs[r], "--tokens", "80", "--prompt", "the cat", "--weights", "bf16",
-                        NULL};
-        int rc = run_split(argv, NULL);
-        CHECK(rc == 0 && strstr(e2e_out, "weights in bf16") != NULL);
-        char *a = read_out();
-        CHECK(a && strncmp(a, "the cat", 7) == 0 && strlen(a) == 7 + 80);
-        free(a);
+// --weights bf16 and int8: the same interface, the weights streamed in bf16 or
+// int8 (said on stderr); int8 where the CPU has AVX-512 VNNI
+static void test_sample_bf16_int8_weights(void) {
+    const char *runs[] = {run_sm, run_dec}, *formats[] = {"bf16", "int8"};
+    for (int f = 0; f < 2; f++) {
+        if (f == 1 && matvec_i8_cpu_missing()) {
+            SKIP("avx512_vnni", "%s", matvec_i8_cpu_missing());
+            break;
+        }
+        for (int r = 0; r < 2; r++) {
+            char *argv[] = {"sample", "--run", (char *)runs[r], "--tokens", "80", "--prompt", "the cat", "--weights",
+                            (char *)formats[f], NULL};
+            int rc = run_split(argv, NULL);
+            char said[32];
+            snprintf(said, sizeof said, "weights in %s", formats[f]);
+            CHECK(rc == 0 && strstr(e2e_out, said) != NULL);
+            char *a = read_out();
+            CHECK(a && strncmp(a, "the cat", 7) == 0 && strlen(a) == 7 + 80);
+            free(a);
+        }
     }
+}
+
+// --weights int8 on a CPU without AVX-512 VNNI (simulated): refused, exit 2,
+// with the reason, and nothing generated
+static void test_sample_int8_refused_without_vnni(void) {
+    setenv("LMTRAIN_CPU_NO_VNNI", "1", 1);
+    char *argv[] = {"sample", "--run", run_sm, "--tokens", "20", "--weights", "int8", NULL};
+    int rc = run_split(argv, NULL);
+    CHECK(rc == 2 && strstr(e2e_out, "--weights int8") && strstr(e2e_out, "AVX-512 VNNI"));
+    char *a = read_out();
+    CHECK(a && strlen(a) == 0);
+    free(a);
+    unsetenv("LMTRAIN_CPU_NO_VNNI");
 }
 
 static void test_sample_errors(void) {
@@ -488,7 +511,8 @@ int main(void) {
     train_with("delta", "none", 2, 128, "decay = data\nkey_norm = l2\n", run_delta_wy);  // head size 64: the WY form
     TEST(test_sample_deterministic_for_seed);
     TEST(test_sample_errors);
-    TEST(test_sample_bf16_weights);
+    TEST(test_sample_bf16_int8_weights);
+    TEST(test_sample_int8_refused_without_vnni);
     TEST(test_generation_memory_is_flat);
     TEST(test_eval_whole_split);
     TEST(test_eval_length);
