@@ -37,13 +37,6 @@ typedef struct {
     uint64_t seed;
 } SampleOpts;
 
-// GenWeights by name, -1 for none
-static int weights_of(const char *name) {
-    for (int i = 0; GEN_WEIGHTS_NAME[i]; i++)
-        if (!strcmp(name, GEN_WEIGHTS_NAME[i])) return i;
-    return -1;
-}
-
 static int parse(int argc, char **argv, SampleOpts *o) {
     *o = (SampleOpts){.tokens = 500, .temperature = 1.0, .seed = 1337, .weights = "fp32"};
     const ArgOpt opts[] = {
@@ -61,9 +54,9 @@ static int parse(int argc, char **argv, SampleOpts *o) {
                           "Generate text from a trained run, one token at a time (KV cache or recurrent state).",
                           ARGS_TABLE(opts)};
     int rc = args_parse(&spec, argc, argv);
-    if (!rc && weights_of(o->weights) < 0)
+    if (!rc && gen_weights_from_name(o->weights) < 0)
         rc = err_set(ERR_USAGE, "sample: --weights must be fp32, bf16 or int8, not \"%s\"", o->weights);
-    const char *missing = !rc && weights_of(o->weights) == GEN_WEIGHTS_INT8 ? matvec_i8_cpu_missing() : NULL;
+    const char *missing = !rc && gen_weights_from_name(o->weights) == GEN_WEIGHTS_INT8 ? matvec_i8_cpu_missing() : NULL;
     if (missing) rc = err_set(ERR_USAGE, "sample: --weights int8: %s; use bf16 or fp32", missing);
     return rc;
 }
@@ -167,7 +160,7 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
     FILE *out = stdout;
     int tty = isatty(fileno(out));
     Generator g;
-    generator_init_weights(&g, m, (GenWeights)weights_of(o->weights));
+    generator_init_weights(&g, m, (GenWeights)gen_weights_from_name(o->weights));
     Sampler s;
     sampler_init(&s, m->V, (float)o->temperature, o->top_k, o->seed);
     size_t written = 0;

@@ -29,6 +29,12 @@
 
 const char *const GEN_WEIGHTS_NAME[] = {"fp32", "bf16", "int8", NULL};
 
+int gen_weights_from_name(const char *name) {
+    for (int i = 0; GEN_WEIGHTS_NAME[i]; i++)
+        if (!strcmp(name, GEN_WEIGHTS_NAME[i])) return i;
+    return -1;
+}
+
 static float *alloc_floats(size_t n) { return xcalloc(n ? n : 1, sizeof(float)); }
 
 // whole 64-byte lines, 64-byte aligned: the packed matrices are read as aligned vectors

@@ -59,6 +59,7 @@ typedef void (*GenLayerHook)(void *ctx, size_t layer, size_t pos, const float *q
 // same numbers, for the tests, far slower).
 typedef enum { GEN_WEIGHTS_FP32, GEN_WEIGHTS_BF16, GEN_WEIGHTS_INT8 } GenWeights;
 extern const char *const GEN_WEIGHTS_NAME[];  // "fp32", "bf16", "int8", NULL-terminated
+int gen_weights_from_name(const char *name);  // its GenWeights, or -1
 
 // The matrices in the order a step reads them: per layer qkv, proj (and fc,
 // fc_proj), then the tied head (wte).
