@@ -63,29 +63,16 @@ static void delta_loops(const AttnConfig *c, size_t T, double *fwd, double *bwd)
     else delta_wy_loops(T, (size_t)c->dh, chunk, fwd, bwd);
 }
 
-// all of it GEMMs (softmax's tiles)
+// all of it GEMMs (softmax's tiles, the linear kinds' chunks)
 static void gemm_only(const AttnConfig *c, size_t T, double *fwd, double *bwd) {
     (void)c, (void)T;
     *fwd = *bwd = 0;
 }
 
-// the linear kinds (fastweight_chunk.c): GEMMs, and with normalize the
-// backward's G = dÑ Ṽᵀ takes its ones column as one add on each unmasked
-// element of each chunk's L x L block, j <= r: L(L+1)/2 adds
-static void fw_loops(const AttnConfig *c, size_t T, double *fwd, double *bwd) {
-    size_t chunk = attn_chunk_length(c, T);
-    *fwd = *bwd = 0;
-    for (size_t t0 = 0; t0 < T && c->normalize; t0 += chunk) {
-        size_t L = T - t0 < chunk ? T - t0 : chunk;
-        for (size_t r = 0; r < L; r++)
-            for (size_t j = 0; j <= r; j++) *bwd += 1;
-    }
-}
-
 static const struct {
     const char *kind;
     void (*loops)(const AttnConfig *c, size_t T, double *fwd, double *bwd);
-} LOOPS[] = {{"softmax", gemm_only}, {"linear", fw_loops}, {"linear_decay", fw_loops}, {"delta", delta_loops}};
+} LOOPS[] = {{"softmax", gemm_only}, {"linear", gemm_only}, {"linear_decay", gemm_only}, {"delta", delta_loops}};
 
 static void (*loops_of(const AttnKind *k))(const AttnConfig *, size_t, double *, double *) {
     for (size_t i = 0; i < sizeof LOOPS / sizeof LOOPS[0]; i++)
