@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/gelu.h"
+
 #if (defined(__x86_64__) || defined(__i386__)) && \
     ((defined(__clang__) && __clang_major__ >= 9) || (!defined(__clang__) && __GNUC__ >= 10))
 // Compiled in every x86-64 build whatever its -march (KERNELS=avx2 and
@@ -85,59 +87,88 @@ void matvec_i8_pack(void *dst, const float *w, size_t OC, size_t K) {
 
 // ---------------------------------------------------------------- the input
 
-// Plain C: the largest |x|, then each value scaled and rounded.
-static float quantize_plain(uint8_t *u, const float *x, size_t K) {
-    float a = 0, zero = 0;
+// What the input goes through before it is quantised (matvec.h's MatvecInput)
+static inline float act_value(MatvecInput act, float x) { return act == MATVEC_IN_GELU ? gelu_value(x) : x; }
+
+// a (matvec_i8.h): max |x| for a plain input; for GELU's, max(max x, 0.17),
+// which bounds |GELU(x)| (GELU(x) <= x for x > 0, >= -0.16997 everywhere)
+// without computing GELU first. NaN if any x is infinite or NaN.
+static float range_of(float amax, float xmax, float zero, MatvecInput act) {
+    if (zero != 0.0f) return NAN;  // the sum of x * 0: NaN if any value is infinite or NaN
+    if (act == MATVEC_IN_GELU) return xmax > MATVEC_I8_GELU_FLOOR ? xmax : MATVEC_I8_GELU_FLOOR;
+    return amax;
+}
+
+static float range_plain(const float *x, size_t K, MatvecInput act) {
+    float amax = 0, xmax = -INFINITY, zero = 0;
     for (size_t k = 0; k < K; k++) {
-        a = fabsf(x[k]) > a ? fabsf(x[k]) : a;
-        zero += x[k] * 0.0f;  // NaN if any value is infinite or NaN
+        amax = fabsf(x[k]) > amax ? fabsf(x[k]) : amax;
+        xmax = x[k] > xmax ? x[k] : xmax;
+        zero += x[k] * 0.0f;
     }
+    return range_of(amax, xmax, zero, act);
+}
+
+// Quantises the input with scale a (u = 128 throughout when a is zero or NaN,
+// see the header); returns s_x.
+static float scale_of(float a) { return a >= MATVEC_I8_TINY ? a / 127.0f : a != a ? NAN : 0.0f; }
+
+static void quantize_plain(uint8_t *u, const float *x, size_t K, MatvecInput act, float a) {
     size_t padded = matvec_i8_scratch_bytes(K);
-    if (zero != 0.0f) {
-        memset(u, 128, padded);
-        return NAN;
-    }
-    if (!(a >= MATVEC_I8_TINY)) {
-        memset(u, 128, padded);
-        return 0.0f;
-    }
+    memset(u, 128, padded);
+    if (!(a >= MATVEC_I8_TINY)) return;
     float inv = 127.0f / a;
-    for (size_t k = 0; k < K; k++) u[k] = (uint8_t)(quantize_value(x[k], inv) + 128);
-    memset(u + K, 128, padded - K);
-    return a / 127.0f;
+    for (size_t k = 0; k < K; k++) u[k] = (uint8_t)(quantize_value(act_value(act, x[k]), inv) + 128);
 }
 
 #if defined(I8_HAVE_KERNELS)
 static inline __mmask16 first_n(size_t n) { return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u); }
 
-// The same numbers as quantize_plain, 16 at a time: the max is exact in any
-// order, and cvtps2dq rounds to nearest even as nearbyintf does.
-I8_TARGET static float quantize_avx512(uint8_t *u, const float *x, size_t K) {
-    __m512 amax = _mm512_setzero_ps(), zero = _mm512_setzero_ps();
+// range_plain 16 at a time: max is exact in any order, so the same value.
+I8_TARGET static float range_avx512(const float *x, size_t K, MatvecInput act) {
+    __m512 amax = _mm512_setzero_ps(), xmax = _mm512_set1_ps(-INFINITY), zero = _mm512_setzero_ps();
     for (size_t k = 0; k < K; k += 16) {
-        __m512 v = _mm512_maskz_loadu_ps(first_n(K - k), x + k);
+        __mmask16 m = first_n(K - k);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + k);
         amax = _mm512_max_ps(amax, _mm512_abs_ps(v));
+        xmax = _mm512_mask_max_ps(xmax, m, xmax, v);
         zero = _mm512_add_ps(zero, _mm512_mul_ps(v, _mm512_setzero_ps()));
     }
-    float a = _mm512_reduce_max_ps(amax);
-    size_t padded = matvec_i8_scratch_bytes(K);
-    if (_mm512_reduce_add_ps(zero) != 0.0f) {
-        memset(u, 128, padded);
-        return NAN;
+    return range_of(_mm512_reduce_max_ps(amax), _mm512_reduce_max_ps(xmax), _mm512_reduce_add_ps(zero), act);
+}
+
+// The block of MATVEC_I8_BLOCK inputs from k0 quantised into u (u = 128 past
+// K): quantize_plain's values (gelu_value in a loop the compiler vectorises,
+// the same operations; cvtps2dq rounds to nearest even as nearbyintf does).
+I8_TARGET static inline __attribute__((always_inline)) void quantize_block(uint8_t *u, const float *x, size_t K,
+                                                                           size_t k0, MatvecInput act, __m512 inv) {
+    float blk[MATVEC_I8_BLOCK];
+    size_t nb = K - k0 < MATVEC_I8_BLOCK ? K - k0 : MATVEC_I8_BLOCK;
+    if (nb == MATVEC_I8_BLOCK && act == MATVEC_IN_GELU) {  // whole blocks: loops that vectorise
+        for (size_t k = 0; k < MATVEC_I8_BLOCK; k++) blk[k] = gelu_value(x[k0 + k]);
+    } else if (nb == MATVEC_I8_BLOCK) {
+        memcpy(blk, x + k0, sizeof blk);
+    } else {
+        for (size_t k = 0; k < MATVEC_I8_BLOCK; k++) blk[k] = k < nb ? act_value(act, x[k0 + k]) : 0.0f;
     }
-    if (!(a >= MATVEC_I8_TINY)) {
-        memset(u, 128, padded);
-        return 0.0f;
-    }
-    __m512 inv = _mm512_set1_ps(127.0f / a), hi = _mm512_set1_ps(127.0f), lo = _mm512_set1_ps(-127.0f);
+    __m512 hi = _mm512_set1_ps(127.0f), lo = _mm512_set1_ps(-127.0f);
     __m512i off = _mm512_set1_epi32(128);
-    for (size_t k = 0; k < padded; k += 16) {  // past K the masked load gives 0: u = 128
-        __m512 t = _mm512_mul_ps(_mm512_maskz_loadu_ps(k < K ? first_n(K - k) : 0, x + k), inv);
+#pragma GCC unroll 4
+    for (size_t k = 0; k < MATVEC_I8_BLOCK; k += 16) {
+        __m512 t = _mm512_mul_ps(_mm512_loadu_ps(blk + k), inv);
         t = _mm512_max_ps(_mm512_min_ps(t, hi), lo);
         __m512i v = _mm512_add_epi32(_mm512_cvtps_epi32(t), off);
-        _mm_store_si128((__m128i *)(void *)(u + k), _mm512_cvtepi32_epi8(v));
+        _mm_store_si128((__m128i *)(void *)(u + k0 + k), _mm512_cvtepi32_epi8(v));
     }
-    return a / 127.0f;
+}
+
+I8_TARGET static void quantize_avx512(uint8_t *u, const float *x, size_t K, MatvecInput act, float a) {
+    if (!(a >= MATVEC_I8_TINY)) {
+        memset(u, 128, matvec_i8_scratch_bytes(K));
+        return;
+    }
+    __m512 inv = _mm512_set1_ps(127.0f / a);
+    for (size_t k0 = 0; k0 < K; k0 += MATVEC_I8_BLOCK) quantize_block(u, x, K, k0, act, inv);
 }
 #endif
 
@@ -175,17 +206,23 @@ I8_TARGET static inline __attribute__((always_inline)) __m512i dpbusd(__m512i ac
     return acc;
 }
 
-// NQ (vectors of 16 outputs) is a constant in each instantiation, so the
-// accumulators stay in registers and the quad loop has no branches.
-I8_TARGET static inline __attribute__((always_inline)) void panel_core(float *out, const uint32_t *u4,
-                                                                       const unsigned char *panel, size_t Q,
-                                                                       size_t n, size_t NQ, float sx,
-                                                                       MatvecMode mode) {
+// One panel. NQ (vectors of 16 outputs) is a constant in each instantiation,
+// so the accumulators stay in registers and the quad loop has no branches.
+// The first panel of a product also quantises the input (`x` non-NULL), a
+// block of MATVEC_I8_BLOCK values just before its quads are used, into u for
+// the later panels: that work (GELU's exp, the scaling) then runs between the
+// weight loads, whose wait leaves the arithmetic units idle, not in a pass of
+// its own before the product.
+I8_TARGET static inline __attribute__((always_inline)) void panel_core(
+    float *out, uint8_t *u, const float *x, size_t K, MatvecInput act, __m512 inv, const unsigned char *panel,
+    size_t Q, size_t n, size_t NQ, float sx, MatvecMode mode) {
     __m512i acc[16];
 #pragma GCC unroll 16
     for (size_t q = 0; q < NQ; q++) acc[q] = _mm512_setzero_si512();
     const __m512i *w = (const __m512i *)(const void *)panel;
+    const uint32_t *u4 = (const uint32_t *)(const void *)u;
     for (size_t p = 0; p < Q; p++, w += NQ) {
+        if (x && p % (MATVEC_I8_BLOCK / 4) == 0) quantize_block(u, x, K, 4 * p, act, inv);
         __m512i s = _mm512_set1_epi32((int)u4[p]);
 #pragma GCC unroll 16
         for (size_t q = 0; q < NQ; q++) acc[q] = dpbusd(acc[q], s, w + q);
@@ -204,13 +241,15 @@ I8_TARGET static inline __attribute__((always_inline)) void panel_core(float *ou
     }
 }
 
-#define PANEL_I8_CASE(nq)                                      \
-    case nq:                                                   \
-        panel_core(out, u4, panel, Q, n, nq, sx, mode);        \
+#define PANEL_I8_CASE(nq)                                                       \
+    case nq:                                                                    \
+        panel_core(out, u, x, K, act, inv, panel, Q, n, nq, sx, mode);          \
         break;
 
-I8_TARGET static void panel_avx512(float *out, const uint32_t *u4, const unsigned char *panel, size_t Q, size_t n,
-                                   size_t nq, float sx, MatvecMode mode) {
+I8_TARGET static void panel_avx512(float *out, uint8_t *u, const float *x, size_t K, MatvecInput act, float a,
+                                   const unsigned char *panel, size_t Q, size_t n, size_t nq, float sx,
+                                   MatvecMode mode) {
+    __m512 inv = _mm512_set1_ps(x ? 127.0f / a : 0.0f);
     switch (nq) {
         PANEL_I8_CASE(1) PANEL_I8_CASE(2) PANEL_I8_CASE(3) PANEL_I8_CASE(4) PANEL_I8_CASE(5) PANEL_I8_CASE(6)
         PANEL_I8_CASE(7) PANEL_I8_CASE(8) PANEL_I8_CASE(9) PANEL_I8_CASE(10) PANEL_I8_CASE(11) PANEL_I8_CASE(12)
@@ -250,29 +289,48 @@ static int use_asm(void) {
 
 const char *matvec_i8_kernel(void) { return use_asm() ? "avx512-vnni" : "plain-c"; }
 
-float matvec_i8_quantize_input(uint8_t *u, const float *inp, size_t K) {
+float matvec_i8_quantize_input(uint8_t *u, const float *inp, MatvecInput act, size_t K) {
 #if defined(I8_HAVE_KERNELS)
-    if (use_asm()) return quantize_avx512(u, inp, K);
+    if (use_asm()) {
+        float a = range_avx512(inp, K, act);
+        quantize_avx512(u, inp, K, act, a);
+        return scale_of(a);
+    }
 #endif
-    return quantize_plain(u, inp, K);
+    float a = range_plain(inp, K, act);
+    quantize_plain(u, inp, K, act, a);
+    return scale_of(a);
+}
+
+void matvec_i8_in(float *out, const float *inp, MatvecInput act, const void *packed, size_t K, size_t OC,
+                  MatvecMode mode, uint8_t *scratch) {
+    assert(K <= MATVEC_I8_MAX_K);
+    const unsigned char *panel = packed;
+    size_t Q = quads(K);
+#if defined(I8_HAVE_KERNELS)
+    if (use_asm()) {
+        float a = range_avx512(inp, K, act), sx = scale_of(a);
+        // the first panel quantises the input as it goes, unless there is no
+        // scale to quantise with (then u = 128: x = 0 throughout)
+        const float *x = a >= MATVEC_I8_TINY ? inp : NULL;
+        if (!x) memset(scratch, 128, matvec_i8_scratch_bytes(K));
+        for (size_t r = 0; r < OC; r += MATVEC_PANEL) {
+            size_t n = min_sz(MATVEC_PANEL, OC - r), width = width_of(n);
+            panel_avx512(out + r, scratch, r == 0 ? x : NULL, K, act, a, panel, Q, n, width / 16, sx, mode);
+            panel += panel_bytes(K, width);
+        }
+        return;
+    }
+#endif
+    float sx = matvec_i8_quantize_input(scratch, inp, act, K);
+    for (size_t r = 0; r < OC; r += MATVEC_PANEL) {
+        size_t n = min_sz(MATVEC_PANEL, OC - r), width = width_of(n);
+        panel_plain(out + r, scratch, panel, Q, n, width, sx, mode);
+        panel += panel_bytes(K, width);
+    }
 }
 
 void matvec_i8(float *out, const float *inp, const void *packed, size_t K, size_t OC, MatvecMode mode,
                uint8_t *scratch) {
-    assert(K <= MATVEC_I8_MAX_K);
-    float sx = matvec_i8_quantize_input(scratch, inp, K);
-    const unsigned char *panel = packed;
-    size_t Q = quads(K);
-    int fast = use_asm();
-    for (size_t r = 0; r < OC; r += MATVEC_PANEL) {
-        size_t n = min_sz(MATVEC_PANEL, OC - r), width = width_of(n);
-#if defined(I8_HAVE_KERNELS)
-        if (fast)
-            panel_avx512(out + r, (const uint32_t *)(const void *)scratch, panel, Q, n, width / 16, sx, mode);
-        else
-#endif
-            panel_plain(out + r, scratch, panel, Q, n, width, sx, mode);
-        panel += panel_bytes(K, width);
-    }
-    (void)fast;
+    matvec_i8_in(out, inp, MATVEC_IN_PLAIN, packed, K, OC, mode, scratch);
 }

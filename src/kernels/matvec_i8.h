@@ -10,6 +10,12 @@
 //       s_x = a / 127 with a = max_k |inp[k]|, x_k = inp[k] * (127 / a)
 //       rounded the same way, stored as u_k = x_k + 128 in [1, 255] (the
 //       unsigned operand of vpdpbusd).
+//   With MATVEC_IN_GELU the vector quantised is GELU(inp) (gelu_value, bit
+//   for bit gelu_forward's), and a = max(max_k inp[k], MATVEC_I8_GELU_FLOOR):
+//   a bound on |GELU(inp)| known before GELU is computed (GELU(x) <= x for
+//   x > 0 and >= -0.16997 everywhere), so GELU and the quantisation can run
+//   a block at a time inside the product (at most a few bits of a 127-step
+//   grid lost against the exact max when every input is below 0.17).
 //   A row or input whose largest |value| is below MATVEC_I8_TINY is taken as
 //   zero (scale 0): 127 / m would overflow near the bottom of the float range,
 //   and the values such a row or input contributes are below 1e-30 anyway.
@@ -44,6 +50,8 @@
 
 #define MATVEC_I8_MAX_K 65536  // acc stays exact in int32 up to here
 #define MATVEC_I8_TINY 1e-30f
+#define MATVEC_I8_GELU_FLOOR 0.17f  // >= max |GELU(x)| over x <= 0
+#define MATVEC_I8_BLOCK 64  // inputs quantised at a time inside the product
 
 // bytes of the packed copy of a (OC, K) weight (a multiple of 64)
 size_t matvec_i8_packed_bytes(size_t K, size_t OC);
@@ -54,14 +62,19 @@ void matvec_i8_pack(void *dst, const float *w, size_t OC, size_t K);
 size_t matvec_i8_scratch_bytes(size_t K);
 
 // u (scratch, matvec_i8_scratch_bytes(K), 64-byte aligned) <- the quantised
-// input u_k = x_k + 128, padded with 128 (x = 0); returns s_x (0 for a zero
-// input, NaN if the input has an infinity or NaN).
-float matvec_i8_quantize_input(uint8_t *u, const float *inp, size_t K);
+// input u_k = x_k + 128 (of act(inp)), padded with 128 (x = 0); returns s_x
+// (0 for a zero input, NaN if the input has an infinity or NaN). What the
+// products below quantise, as they do it.
+float matvec_i8_quantize_input(uint8_t *u, const float *inp, MatvecInput act, size_t K);
 
-// out (OC) = (or +=) W inp, W packed by matvec_i8_pack; K <= MATVEC_I8_MAX_K.
-// scratch as for matvec_i8_quantize_input. out must not overlap inp.
+// out (OC) = (or +=) W act(inp), W packed by matvec_i8_pack; K <=
+// MATVEC_I8_MAX_K. scratch as for matvec_i8_quantize_input. out must not
+// overlap inp. The VNNI kernel quantises the input a block of MATVEC_I8_BLOCK
+// at a time between the first panel's weight loads (after one pass for a).
+void matvec_i8_in(float *out, const float *inp, MatvecInput act, const void *packed, size_t K, size_t OC,
+                  MatvecMode mode, uint8_t *scratch);
 void matvec_i8(float *out, const float *inp, const void *packed, size_t K, size_t OC, MatvecMode mode,
-               uint8_t *scratch);
+               uint8_t *scratch);  // act = MATVEC_IN_PLAIN
 
 // NULL if this process can run the VNNI kernel; otherwise why not, a phrase for
 // an error message. Checked at run time (cpuid through the compiler, which

@@ -193,15 +193,15 @@ size_t generator_state_bytes_allocated(const Generator *g) {
 }
 
 // out (OC) = (or +=) matrix i (OC, K) act(in); act other than MATVEC_IN_PLAIN
-// with bf16 weights only (the bf16 product applies it as it rounds its input)
+// with bf16 or int8 weights only (their products apply it as they round or
+// quantise their input)
 static void project_act(Generator *g, float *out, const float *in, size_t i, MatvecMode mode, MatvecInput act) {
     const Tensor *p = matrix(g->m, i);
     if (g->weights == GEN_WEIGHTS_BF16)
         matvec_bf16_in(out, in, act, (const uint16_t *)g->packed + g->offset[i], p->cols, p->rows, mode, g->x2);
-    else if (g->weights == GEN_WEIGHTS_INT8) {
-        assert(act == MATVEC_IN_PLAIN);
-        matvec_i8(out, in, (const unsigned char *)g->packed + g->offset[i], p->cols, p->rows, mode, g->xq);
-    } else {
+    else if (g->weights == GEN_WEIGHTS_INT8)
+        matvec_i8_in(out, in, act, (const unsigned char *)g->packed + g->offset[i], p->cols, p->rows, mode, g->xq);
+    else {
         assert(act == MATVEC_IN_PLAIN);
         matvec_f32(out, in, (const float *)g->packed + g->offset[i], p->cols, p->rows, mode);
     }
@@ -246,7 +246,7 @@ static void ffn_block(Generator *g, size_t l) {
     size_t mat = l * GEN_PER_LAYER;
     layernorm_row(g->h, g->x, y->ln2_w->data, y->ln2_b->data, m->C);
     project(g, g->fc, g->h, mat + GEN_FC, MATVEC_STORE);
-    if (g->weights == GEN_WEIGHTS_BF16) {  // GELU inside the product that rounds its input
+    if (g->weights != GEN_WEIGHTS_FP32) {  // GELU inside the product that rounds or quantises its input
         project_act(g, g->x, g->fc, mat + GEN_FC_PROJ, MATVEC_ADD, MATVEC_IN_GELU);
         return;
     }

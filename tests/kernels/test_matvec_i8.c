@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "kernels/matvec.h"
+#include "kernels/nn.h"
 #include "kernels/matvec_i8.h"
 #include "nn_check.h"
 
@@ -105,43 +106,52 @@ static void test_pack_quantises_each_row(void) {
     }
 }
 
-// The input: u - 128 the nearest integer to x * 127 / a, padded with 128 to
-// the scratch's length, the same bytes from either kernel; zero -> scale 0;
-// an infinity or NaN -> scale NaN.
+// The input: u - 128 the nearest integer to v * 127 / a, padded with 128 to
+// the scratch's length, the same bytes from either kernel; v = x and a =
+// max |x|, or (MATVEC_IN_GELU) v = gelu_forward(x) and a = max(max x, 0.17),
+// also for inputs all below zero; zero -> scale 0; an infinity or NaN -> NaN.
 static void test_quantize_input(void) {
-    for (size_t si = 0; si < N_SHAPES; si++) {
-        size_t K = SHAPES[si][0], len = matvec_i8_scratch_bytes(K);
+    for (size_t si = 0; si < 3 * N_SHAPES; si++) {
+        size_t K = SHAPES[si % N_SHAPES][0], len = matvec_i8_scratch_bytes(K);
+        MatvecInput act = si < N_SHAPES ? MATVEC_IN_PLAIN : MATVEC_IN_GELU;
         Rng rng;
         rng_seed(&rng, 200 + si);
-        float *x = xmalloc(K * sizeof(float));
-        fill_uniform(&rng, x, K, -3, 3);
+        float *x = xmalloc(K * sizeof(float)), *v = xmalloc(K * sizeof(float));
+        fill_uniform(&rng, x, K, -3, si < 2 * N_SHAPES ? 3 : -0.01f);
+        if (act == MATVEC_IN_GELU) gelu_forward(v, x, K);
+        else memcpy(v, x, K * sizeof(float));
         uint8_t *u[2] = {alloc64(len), alloc64(len)};
         float sx[2];
         for (int plain = 0; plain < 2; plain++) {
             matvec_i8_force_plain(plain);
             memset(u[plain], 0, len);
-            sx[plain] = matvec_i8_quantize_input(u[plain], x, K);
+            sx[plain] = matvec_i8_quantize_input(u[plain], x, act, K);
         }
         matvec_i8_force_plain(0);
         CHECK(sx[0] == sx[1] && memcmp(u[0], u[1], len) == 0);
-        float a = 0;
-        for (size_t k = 0; k < K; k++) a = fmaxf(a, fabsf(x[k]));
+        float a = act == MATVEC_IN_GELU ? 0.17f : 0;
+        for (size_t k = 0; k < K; k++) a = fmaxf(a, act == MATVEC_IN_GELU ? x[k] : fabsf(x[k]));
         CHECK(sx[0] == a / 127.0f);
         int ok = 1;
         for (size_t k = 0; k < len; k++) {
             int q = (int)u[1][k] - 128;
-            ok &= k < K ? fabs((double)x[k] * 127.0 / a - q) <= 0.5 + 1e-4 && q >= -127 && q <= 127 : q == 0;
+            ok &= k < K ? fabs((double)v[k] * 127.0 / a - q) <= 0.5 + 1e-4 && q >= -127 && q <= 127 : q == 0;
         }
         CHECK(ok);
+        free(v);
+        if (act == MATVEC_IN_GELU) {  // the zero and non-finite cases once, below
+            free(x), free(u[0]), free(u[1]);
+            continue;
+        }
         for (int plain = 0; plain < 2; plain++) {
             matvec_i8_force_plain(plain);
             memset(x, 0, K * sizeof(float));
-            CHECK(matvec_i8_quantize_input(u[plain], x, K) == 0.0f);
+            CHECK(matvec_i8_quantize_input(u[plain], x, MATVEC_IN_PLAIN, K) == 0.0f);
             for (size_t k = 0; k < len; k++) ok &= u[plain][k] == 128;
             x[K / 2] = INFINITY;
-            CHECK(isnan(matvec_i8_quantize_input(u[plain], x, K)));
+            CHECK(isnan(matvec_i8_quantize_input(u[plain], x, MATVEC_IN_PLAIN, K)));
             x[K / 2] = NAN;
-            CHECK(isnan(matvec_i8_quantize_input(u[plain], x, K)));
+            CHECK(isnan(matvec_i8_quantize_input(u[plain], x, MATVEC_IN_PLAIN, K)));
         }
         CHECK(ok);
         matvec_i8_force_plain(0);
@@ -151,10 +161,12 @@ static void test_quantize_input(void) {
 
 // The product, exactly: sum_k (u_k - 128) q_ok in int64 over the unpacked
 // values, then (float)d * (s_o * s_x), against the kernel's output, bit for
-// bit, store and add mode.
+// bit, store and add mode, plain and GELU input (u from
+// matvec_i8_quantize_input, checked above).
 static void check_exact(const char *kernel) {
-    for (size_t si = 0; si < N_SHAPES; si++) {
-        size_t K = SHAPES[si][0], OC = SHAPES[si][1];
+    for (size_t si = 0; si < 2 * N_SHAPES; si++) {
+        size_t K = SHAPES[si % N_SHAPES][0], OC = SHAPES[si % N_SHAPES][1];
+        MatvecInput act = si < N_SHAPES ? MATVEC_IN_PLAIN : MATVEC_IN_GELU;
         Rng rng;
         rng_seed(&rng, 300 + si);
         float *x = xmalloc(K * sizeof(float)), *w = xmalloc(OC * K * sizeof(float));
@@ -168,9 +180,9 @@ static void check_exact(const char *kernel) {
         unpack(&u, p, K, OC);
         for (size_t o = 0; o < OC; o++) y[o] = NAN;
         memcpy(r, r0, OC * sizeof(float));
-        matvec_i8(y, x, p, K, OC, MATVEC_STORE, s);
-        matvec_i8(r, x, p, K, OC, MATVEC_ADD, s);
-        float sx = matvec_i8_quantize_input(xu, x, K);
+        matvec_i8_in(y, x, act, p, K, OC, MATVEC_STORE, s);
+        matvec_i8_in(r, x, act, p, K, OC, MATVEC_ADD, s);
+        float sx = matvec_i8_quantize_input(xu, x, act, K);
         int ok = 1;
         for (size_t o = 0; o < OC; o++) {
             int64_t d = 0;
@@ -178,7 +190,9 @@ static void check_exact(const char *kernel) {
             float want = (float)d * (u.s[o] * sx);
             ok &= y[o] == want && r[o] == r0[o] + want;
         }
-        if (!ok) printf("  int8 %s, K %zu, OC %zu: differs from the integer reference\n", kernel, K, OC);
+        if (!ok)
+            printf("  int8 %s, K %zu, OC %zu, %s input: differs from the integer reference\n", kernel, K, OC,
+                   act == MATVEC_IN_GELU ? "gelu" : "plain");
         CHECK(ok);
         unpacked_free(&u);
         free(x), free(w), free(y), free(r), free(r0), free(p), free(s), free(xu);
