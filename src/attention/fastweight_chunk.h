@@ -44,6 +44,8 @@ typedef struct {
     int state_identity;  // S0 = I, z0 = 1
     double loglam;       // log λ, <= 0 (0: no decay); used when ll is NULL
     const float *ll;     // (T) log λ_t per position (decay = data), or NULL: λ_t = λ
+    int lambda_grad;     // 1: backward computes dL/dlog λ (its return value, dll); 0: it returns 0
+                         // and leaves dll alone (linear: no λ to train)
     size_t ld;           // floats between positions of q, k, v, dq, dk, dv (>= dh)
     size_t ldy;          // the same for y, dy
 } FwSlab;
@@ -60,9 +62,9 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
 
 // ADDS dL/dq, dL/dk, dL/dv (T, dh; rows ld apart) for upstream dy (T, dh; rows
 // ldy apart, as y); y is forward's
-// output, saved what forward left there. Returns dL/d(log λ) summed over the
-// positions in a fixed order (caller chains it to θ: dlogλ/dθ = 1 - λ); if
-// dll (T) is given, ADDS dL/d(log λ_t) per position there too.
+// output, saved what forward left there. With lambda_grad, returns dL/d(log λ)
+// summed over the positions in a fixed order (caller chains it to θ: dlogλ/dθ
+// = 1 - λ) and, if dll (T) is given, ADDS dL/d(log λ_t) per position there too.
 double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float *dll,
                          const float *dy, const float *y, const float *saved, float *scratch,
                          const float *q, const float *k, const float *v);

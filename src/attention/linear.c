@@ -35,6 +35,7 @@ static FwSlab slab_params(const AttnConfig *c, int has_lambda, size_t T, const f
     p.state_identity = c->state_identity;
     p.loglam = has_lambda ? decay_log_sigmoid((double)theta[h]) : 0.0;
     p.ll = NULL;
+    p.lambda_grad = has_lambda;
     p.ld = p.ldy = p.dh;
     return p;
 }
@@ -42,7 +43,11 @@ static FwSlab slab_params(const AttnConfig *c, int has_lambda, size_t T, const f
 // ---- work layout ----
 // [ norm | dL/dlog λ_h | dL/dθ_h (B*H each, fastweight_work.h) | slab 0 | slab 1 | ... ]
 // slab: with decay = data first log λ_t and dL/dlog λ_t (T each), then that
-// (b, h)'s saved region (forward -> backward), then its scratch.
+// (b, h)'s saved region (forward -> backward), then its scratch. A task runs
+// its slabs [lo, hi) one after another in the scratch of slab lo: one scratch
+// per thread (parallel_for gives each thread one range) stays in the near
+// caches, where a scratch per slab (~100 KiB each for the baby model) made
+// every slab's first writes miss.
 // The per-slab size does not depend on θ, so slab_params(..., 0, ...) sizes it.
 
 static size_t gate_floats(const AttnConfig *c, size_t T) { return c->data_decay ? 2 * fw_round16(T) : 0; }
@@ -99,11 +104,12 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, saved, o, oy;
     size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H, gf = gate_floats(J->c, J->T);
+    float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // the task's (layout above)
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         FwSlab p = slab_setup(J, bh, ws);
         slab_offsets(J, bh, &o, &oy);
-        J->work[bh] = (float)fw_chunk_forward(&p, J->y + oy, ws + gf, ws + saved, J->q + o, J->k + o, J->v + o);
+        J->work[bh] = (float)fw_chunk_forward(&p, J->y + oy, ws + gf, scratch, J->q + o, J->k + o, J->v + o);
     }
 }
 
@@ -111,6 +117,7 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, saved, T = J->T, o, oy;
     size_t sf = slab_floats(J->c, T, &saved), BH = J->B * H, gf = gate_floats(J->c, T);
+    float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // the task's (layout above)
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         FwSlab p = slab_setup(J, bh, ws);
@@ -118,14 +125,14 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
         if (dll) memset(dll, 0, T * sizeof(float));
         slab_offsets(J, bh, &o, &oy);
         double d = fw_chunk_backward(&p, J->dq + o, J->dk + o, J->dv + o, dll, J->dy + oy, J->yin + oy,
-                                     ws + gf, ws + saved, J->q + o, J->k + o, J->v + o);
+                                     ws + gf, scratch, J->q + o, J->k + o, J->v + o);
         if (dll) {
             // dL/dlog λ_t -> the gate logit g_t and, summed, θ_h
             const float *g = decay_gate_of(&attn_linear_decay, J->c, J->aux, bh, T);
             float *dg = J->daux ? (float *)decay_gate_of(&attn_linear_decay, J->c, J->daux, bh, T) : NULL;
             *fw_dtheta_slot(J->work, BH, bh) = (float)fw_gate_backward(g, J->theta[bh % H], dll, dg, T);
         } else {
-            *fw_dloglam_slot(J->work, BH, bh) = (float)d;  // d: Σ_t dL/dlog λ (λ one per head)
+            *fw_dloglam_slot(J->work, BH, bh) = (float)d;  // d: Σ_t dL/dlog λ (λ one per head; 0 for linear)
         }
     }
 }
@@ -295,25 +302,30 @@ static void linear_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
 //             A Ṽ                 2·L·L·w       (intra-chunk; the mask zeroes half of
 //                                               A but the product runs over all of it)
 //             S̃ += Φkᵀ Ṽ          2·d·w·L       (state write)
-//   backward  A again, G = dÑ Ṽᵀ, G Φk, Gᵀ Φq, Aᵀ dÑ      2·L·L·(3d + 2w)
-//             dÑ S̃ᵀ, Ṽ dS̃ᵀ, Φk dS̃, Φqᵀ dÑ             4 x 2·L·d·w
+//   backward  A again, G = dÑ Ṽᵀ, G Φk, Gᵀ Φq, Aᵀ dÑ      2·L·L·5d
+//               (G's product runs over v, K = d, its ones column an add
+//               afterwards; of Aᵀ dÑ only the d columns of dv are formed)
+//             dÑ S̃ᵀ, Φqᵀ dÑ                           2 x 2·L·d·w
+//             Ṽ dS̃ᵀ (over v; ones column an add), Φk dS̃ (d columns)   2 x 2·L·d·d
 // except the products with a zero operand, which are skipped
 // (fastweight_chunk.c): in the first chunk Φq S̃ and dÑ S̃ᵀ (S̃ = S0 = 0
 // unless state_identity) and Φqᵀ dÑ (the gradient of S0: unused), in the
-// last chunk Ṽ dS̃ᵀ and Φk dS̃ (the final state feeds nothing).
+// last chunk Ṽ dS̃ᵀ and Φk dS̃ (the final state feeds nothing). Only the
+// products are counted: the adds of the ones columns (L(L+1)/2 and L·d a
+// chunk) are element-wise work like the decay's scaling, outside the count.
 // Per token (full chunks, w ≈ d, H·d = C, many chunks) that is 4·c·C +
-// 4·dh·C forward and 10·c·C + 8·dh·C backward: 14·c·C + 12·dh·C per layer,
-// c = chunk. The decay only scales rows (O(L·w)), so linear and linear_decay
-// count the same.
+// 4·dh·C forward and 10·c·C + 8·dh·C backward: 14·c·C + 12·dh·C per
+// layer, c = chunk. The decay only scales rows (O(L·w)), so linear and
+// linear_decay count the same.
 static double linear_flops(const AttnConfig *c, size_t T, double *fwd_total) {
     double d = (double)c->dh, w = d + (c->normalize ? 1 : 0), total = 0;
     size_t chunk = attn_chunk_length(c, T);
     *fwd_total = 0;
     for (size_t t0 = 0; t0 < T; t0 += chunk) {
-        double L = (double)(T - t0 < chunk ? T - t0 : chunk), ldw = 2 * L * d * w;
+        double L = (double)(T - t0 < chunk ? T - t0 : chunk), ldw = 2 * L * d * w, ldd = 2 * L * d * d;
         int first = t0 == 0, last = t0 + chunk >= T, zero_state = first && !c->state_identity;
         double fwd = 2 * L * L * d + (zero_state ? 0 : ldw) + 2 * L * L * w + ldw;
-        double bwd = 2 * L * L * (3 * d + 2 * w) + (zero_state ? 0 : ldw) + (last ? 0 : 2 * ldw) + (first ? 0 : ldw);
+        double bwd = 2 * L * L * 5 * d + (zero_state ? 0 : ldw) + (last ? 0 : 2 * ldd) + (first ? 0 : ldw);
         total += fwd + bwd;
         *fwd_total += fwd;
     }

@@ -2,8 +2,9 @@
 // (model/generate.h), `sample`-style: each step is generator_step followed by
 // sampler_next (temperature 1, whole vocabulary) on its logits, on one thread
 // as `lmtrain sample` runs. Measured around position 64 and around 16384 for
-// each kind, with the weights in fp32 and in bf16 (`sample --weights`);
-// printed and written to generate.csv.
+// each kind, with the weights in fp32, bf16 and int8 (`sample --weights`;
+// int8 where the CPU has AVX-512 VNNI, else its rows say why not); printed and
+// written to generate.csv.
 //
 // The model is the baby one with pos = none and block_size = 16384, so
 // softmax's KV cache holds 16384 tokens (a window as long as the context) and
@@ -39,6 +40,7 @@
 #include <stdlib.h>
 
 #include "kernels/matvec.h"
+#include "kernels/matvec_i8.h"
 #include "model/generate.h"
 #include "model/sampler.h"
 #include "bench/bench.h"
@@ -141,8 +143,10 @@ static int gen_child(void *ctx, double *out) {
         out[OUT_HOW] = HOW_STEPS;
     }
     out[OUT_FILL_S] = bench_now() - t0;
-    // every matrix is read once per token, 4 or 2 bytes a weight
-    out[OUT_WEIGHT_BYTES] = (j->weights == GEN_WEIGHTS_BF16 ? 2.0 : 4.0) * (double)m.n_weights;
+    // every matrix is read once per token, 4, 2 or 1 bytes a weight (int8's
+    // 8 bytes of scale and correction per output row left out: under 7 %)
+    static const double BYTES_PER_WEIGHT[] = {4.0, 2.0, 1.0};
+    out[OUT_WEIGHT_BYTES] = BYTES_PER_WEIGHT[j->weights] * (double)m.n_weights;
     double bytes = out[OUT_WEIGHT_BYTES] + (double)generator_state_bytes_used(&x.g);
     if (membw_open(&x.ref, (size_t)bytes, MEMBW_STREAMS)) {
         sampler_free(&x.s);
@@ -184,6 +188,7 @@ int bench_part_generate(const BenchOpts *o) {
     fprintf(a.f, "kind,weights,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,"
                  "bytes_per_token,gbs_cpu,ref_gbs,pct_of_ref,how\n");
     Config shown;  // the sizes as --set left them
+    const char *i8_missing = matvec_i8_cpu_missing();
     bench_config(&shown, o->kinds[0], LAYERS, HEADS, D_MODEL, FAR, 1, POS_NONE);
 
     printf("== Generation: generator_step + sampler_next per token, 1 thread (as `sample`) ==\n"
@@ -194,14 +199,21 @@ int bench_part_generate(const BenchOpts *o) {
            "  before each timed burst in the same process (median; part peak's 256 MiB one-stream best-of:\n"
            "  %.1f GB/s);\n"
            "  %% ref: the median burst's GB/s over the median pass's (both per CPU-second, 4 KiB pages);\n"
-           "  weights: fp32, or bf16 (`sample --weights bf16`, kernel %s)\n\n",
+           "  weights: fp32, or bf16 (`sample --weights bf16`, kernel %s), or int8 (`sample --weights int8`,\n"
+           "  kernel %s)\n\n",
            shown.layers, shown.heads, shown.d_model, shown.ffn_mult, BENCH_VOCAB, shown.block_size, BURST, MEMBW_STREAMS, o->mem_gbs,
-           matvec_bf16_kernel());
+           matvec_bf16_kernel(), i8_missing ? "none: int8 rows skipped" : matvec_i8_kernel());
     printf("  %-13s %-4s %22s %8s %10s %6s %22s %8s %10s %6s %6s %5s  %s\n", "kind", "wts", "@64: us/tok (tok/s)", "cpu us",
            "state", "GB/s", "@16384: us/tok (tok/s)", "cpu us", "state", "GB/s", "ref", "% ref", "how 16384 was reached");
-    for (int k = 0; k < 2 * o->n_kinds; k++) {
-        GenJob j = {.o = o, .kind = o->kinds[k / 2], .weights = k % 2 ? GEN_WEIGHTS_BF16 : GEN_WEIGHTS_FP32};
+    enum { N_WEIGHTS = 3 };  // fp32, bf16, int8
+    for (int k = 0; k < N_WEIGHTS * o->n_kinds; k++) {
+        GenJob j = {.o = o, .kind = o->kinds[k / N_WEIGHTS], .weights = (GenWeights)(k % N_WEIGHTS)};
         const char *wn = GEN_WEIGHTS_NAME[j.weights];
+        if (j.weights == GEN_WEIGHTS_INT8 && i8_missing) {
+            printf("  %-13s %-4s skipped: %s\n", j.kind, wn, i8_missing);
+            fprintf(a.f, "%s,%s,%d,,,,,,,,,,,skipped\n%s,%s,%d,,,,,,,,,,,skipped\n", j.kind, wn, NEAR, j.kind, wn, FAR);
+            continue;
+        }
         BenchResult r;
         if (bench_in_child(gen_child, &j, &r)) {
             printf("  %-13s %-4s failed: %s\n", j.kind, wn, err_msg());

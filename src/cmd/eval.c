@@ -28,6 +28,8 @@
 #include "model/model.h"
 #include "cmd/args.h"
 #include "cmd/commands.h"
+#include "cmd/eval_generate.h"
+#include "kernels/matvec_i8.h"
 #include "cmd/run_load.h"
 #include "format/svg.h"
 #include "train/evaluate.h"
@@ -178,35 +180,49 @@ static int check_length(const LoadedRun *r, size_t T) {
     return 0;
 }
 
-// length 0: block_size
-static int eval_folder(const char *run_dir, size_t length) {
+// length 0: block_size; weights < 0: the training graph, else the generation
+// path with the weights held that way (eval_generate.h)
+static int eval_folder(const char *run_dir, size_t length, int weights) {
     LoadedRun r;
     int rc = run_load(&r, run_dir);
     if (rc) return rc;
     size_t T = length ? length : r.model.Tmax;
     if (!(rc = check_length(&r, T))) {
-        pool_init(r.cfg.threads);
-        rc = run_eval(&r, &r.model, T);
+        if (weights >= 0) {
+            rc = eval_generate(&r, T, (GenWeights)weights);
+        } else {
+            pool_init(r.cfg.threads);
+            rc = run_eval(&r, &r.model, T);
+        }
     }
     run_unload(&r);
     return rc;
 }
 
 int cmd_eval(int argc, char **argv) {
-    const char *run = NULL;
+    const char *run = NULL, *weights = NULL;
     size_t length = 0;
     const ArgOpt opts[] = {
         {"--run", ARG_STRING, &run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
         {"--length", ARG_SIZE, &length, "N", .help = "window length; past block_size only for pos = none runs",
          .lo = 1, .hi = (double)((size_t)1 << 24), .shown_default = "the run's block_size"},
+        {"--weights", ARG_STRING, &weights, "W",
+         .help = "score through the generation path (`sample`'s, one token at a time) with the weights in fp32, "
+                 "bf16 or int8; prints the loss, writes no file",
+         .shown_default = "none: the training graph"},
     };
-    const ArgSpec spec = {"eval", "--run DIR [--length N]",
+    const ArgSpec spec = {"eval", "--run DIR [--length N] [--weights W]",
                           "The exact validation loss over the whole split, and the loss at each position of\n"
                           "the window (DIR/eval/loss_by_position.csv and .svg).",
                           ARGS_TABLE(opts)};
     int rc = args_parse(&spec, argc, argv);
     if (rc) return args_status(rc);
-    return eval_folder(run, length);
+    int w = weights ? gen_weights_from_name(weights) : -1;
+    if (weights && w < 0)
+        return args_status(err_set(ERR_USAGE, "eval: --weights must be fp32, bf16 or int8, not \"%s\"", weights));
+    const char *missing = w == GEN_WEIGHTS_INT8 ? matvec_i8_cpu_missing() : NULL;
+    if (missing) return args_status(err_set(ERR_USAGE, "eval: --weights int8: %s; use bf16 or fp32", missing));
+    return eval_folder(run, length, w);
 }
 
-int eval_run_folder(const char *run_dir) { return eval_folder(run_dir, 0); }
+int eval_run_folder(const char *run_dir) { return eval_folder(run_dir, 0, -1); }

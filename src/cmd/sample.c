@@ -1,7 +1,7 @@
 // sample.c — `lmtrain sample`: generate text from a trained run (SPEC §2).
 //
 //   lmtrain sample --run DIR [--prompt TEXT] [--tokens N] [--temperature T] [--top-k K] [--seed S]
-//                  [--weights fp32|bf16]
+//                  [--weights fp32|bf16|int8]
 //
 // The prompt is echoed, then each generated token is written to stdout as soon
 // as it is sampled (text: its byte; recall: its symbol, space-separated).
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "kernels/matvec.h"
+#include "kernels/matvec_i8.h"
 #include "model/generate.h"
 #include "model/sampler.h"
 #include "cmd/commands.h"
@@ -46,14 +47,17 @@ static int parse(int argc, char **argv, SampleOpts *o) {
         {"--top-k", ARG_SIZE, &o->top_k, "K", .help = "sample among the K likeliest tokens; 0 = all", .lo = 0, .hi = 1 << 20},
         {"--seed", ARG_U64, &o->seed, "S", .help = "random seed of the sampler"},
         {"--weights", ARG_STRING, &o->weights, "W",
-         .help = "the weight matrices as generation reads them: fp32 (exact) or bf16 (half the bytes, rounded)"},
+         .help = "the weight matrices as generation reads them: fp32 (exact), bf16 (half the bytes, rounded) or "
+                 "int8 (a quarter, quantised per row; needs AVX-512 VNNI)"},
     };
     const ArgSpec spec = {"sample", "--run DIR [options]",
                           "Generate text from a trained run, one token at a time (KV cache or recurrent state).",
                           ARGS_TABLE(opts)};
     int rc = args_parse(&spec, argc, argv);
-    if (!rc && strcmp(o->weights, "fp32") && strcmp(o->weights, "bf16"))
-        rc = err_set(ERR_USAGE, "sample: --weights must be fp32 or bf16, not \"%s\"", o->weights);
+    if (!rc && gen_weights_from_name(o->weights) < 0)
+        rc = err_set(ERR_USAGE, "sample: --weights must be fp32, bf16 or int8, not \"%s\"", o->weights);
+    const char *missing = !rc && gen_weights_from_name(o->weights) == GEN_WEIGHTS_INT8 ? matvec_i8_cpu_missing() : NULL;
+    if (missing) rc = err_set(ERR_USAGE, "sample: --weights int8: %s; use bf16 or fp32", missing);
     return rc;
 }
 
@@ -156,7 +160,7 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
     FILE *out = stdout;
     int tty = isatty(fileno(out));
     Generator g;
-    generator_init_weights(&g, m, strcmp(o->weights, "bf16") ? GEN_WEIGHTS_FP32 : GEN_WEIGHTS_BF16);
+    generator_init_weights(&g, m, (GenWeights)gen_weights_from_name(o->weights));
     Sampler s;
     sampler_init(&s, m->V, (float)o->temperature, o->top_k, o->seed);
     size_t written = 0;
@@ -198,6 +202,9 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
         if (g.weights == GEN_WEIGHTS_BF16)
             fprintf(stderr, "sample: weights in bf16 (kernel %s): rounded once at start, sums in fp32\n",
                     matvec_bf16_kernel());
+        if (g.weights == GEN_WEIGHTS_INT8)
+            fprintf(stderr, "sample: weights in int8 (kernel %s): quantised per row once at start, each product's "
+                            "input per vector, sums in int32\n", matvec_i8_kernel());
     }
     free(ctx.hist);
     sampler_free(&s);

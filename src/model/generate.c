@@ -11,7 +11,8 @@
 // them. In fp32 every output element is gemm's chain of operations, so these
 // projections are bit-identical to the training forward's rows; only attention
 // differs in form (recurrent vs chunkwise / tiled), hence only rounding-level
-// differences. In bf16 the products differ by the rounding of their operands.
+// differences. In bf16 and int8 the products differ by the rounding or
+// quantisation of their operands.
 #include "generate.h"
 
 #include <assert.h>
@@ -22,10 +23,17 @@
 
 #include "attention/decay.h"
 #include "kernels/matvec.h"
+#include "kernels/matvec_i8.h"
 #include "kernels/nn.h"
 #include "util/err.h"
 
-const char *const GEN_WEIGHTS_NAME[] = {"fp32", "bf16"};
+const char *const GEN_WEIGHTS_NAME[] = {"fp32", "bf16", "int8", NULL};
+
+int gen_weights_from_name(const char *name) {
+    for (int i = 0; GEN_WEIGHTS_NAME[i]; i++)
+        if (!strcmp(name, GEN_WEIGHTS_NAME[i])) return i;
+    return -1;
+}
 
 static float *alloc_floats(size_t n) { return xcalloc(n ? n : 1, sizeof(float)); }
 
@@ -50,10 +58,18 @@ static const Tensor *matrix(const Model *m, size_t i) {
 
 static size_t n_matrices(const Model *m) { return m->L * GEN_PER_LAYER + 1; }
 
+// elements of a matrix's packed copy, and their size in bytes
 static size_t packed_size(GenWeights w, const Tensor *p) {
     if (!p) return 0;
-    return w == GEN_WEIGHTS_BF16 ? matvec_bf16_packed_size(p->cols, p->rows)
-                                 : matvec_f32_packed_size(p->cols, p->rows);
+    switch (w) {
+    case GEN_WEIGHTS_BF16: return matvec_bf16_packed_size(p->cols, p->rows);
+    case GEN_WEIGHTS_INT8: return matvec_i8_packed_bytes(p->cols, p->rows);
+    default: return matvec_f32_packed_size(p->cols, p->rows);
+    }
+}
+
+static size_t packed_elem(GenWeights w) {
+    return w == GEN_WEIGHTS_BF16 ? sizeof(uint16_t) : w == GEN_WEIGHTS_INT8 ? 1 : sizeof(float);
 }
 
 void generator_init(Generator *g, const Model *m) { generator_init_weights(g, m, GEN_WEIGHTS_FP32); }
@@ -95,14 +111,21 @@ void generator_init_weights(Generator *g, const Model *m, GenWeights weights) {
         }
         elems += add;
     }
-    size_t elem = weights == GEN_WEIGHTS_BF16 ? sizeof(uint16_t) : sizeof(float);
-    if (!size_mul(elems ? elems : 1, elem, &total) || total > SIZE_MAX - 64) {
+    if (!size_mul(elems ? elems : 1, packed_elem(weights), &total) || total > SIZE_MAX - 64) {
         fprintf(stderr, "lmtrain: generation weights too large\n");
         exit(ERR_RUNTIME);
     }
     g->packed = alloc_lines(total);
     if (weights == GEN_WEIGHTS_BF16)
         g->x2 = alloc_lines(matvec_bf16_scratch_size(widest) * sizeof(uint32_t));
+    if (weights == GEN_WEIGHTS_INT8) {
+        if (widest > MATVEC_I8_MAX_K) {
+            fprintf(stderr, "lmtrain: int8 generation: a product of %zu inputs is past the kernel's %d\n", widest,
+                    MATVEC_I8_MAX_K);
+            exit(ERR_RUNTIME);
+        }
+        g->xq = alloc_lines(matvec_i8_scratch_bytes(widest));
+    }
     generator_refresh(g);
     generator_reset(g);
 }
@@ -114,6 +137,8 @@ void generator_refresh(Generator *g) {
         if (!p) continue;
         if (g->weights == GEN_WEIGHTS_BF16)
             matvec_bf16_pack((uint16_t *)g->packed + g->offset[i], p->data, p->rows, p->cols);
+        else if (g->weights == GEN_WEIGHTS_INT8)
+            matvec_i8_pack((unsigned char *)g->packed + g->offset[i], p->data, p->rows, p->cols);
         else
             matvec_f32_pack((float *)g->packed + g->offset[i], p->data, p->rows, p->cols);
     }
@@ -123,6 +148,7 @@ void generator_free(Generator *g) {
     free(g->packed);
     free(g->offset);
     free(g->x2);
+    free(g->xq);
     free(g->state);
     free(g->prev_k);
     free(g->x);
@@ -167,11 +193,14 @@ size_t generator_state_bytes_allocated(const Generator *g) {
 }
 
 // out (OC) = (or +=) matrix i (OC, K) act(in); act other than MATVEC_IN_PLAIN
-// with bf16 weights only (the bf16 product applies it as it rounds its input)
+// with bf16 or int8 weights only (their products apply it as they round or
+// quantise their input)
 static void project_act(Generator *g, float *out, const float *in, size_t i, MatvecMode mode, MatvecInput act) {
     const Tensor *p = matrix(g->m, i);
     if (g->weights == GEN_WEIGHTS_BF16)
         matvec_bf16_in(out, in, act, (const uint16_t *)g->packed + g->offset[i], p->cols, p->rows, mode, g->x2);
+    else if (g->weights == GEN_WEIGHTS_INT8)
+        matvec_i8_in(out, in, act, (const unsigned char *)g->packed + g->offset[i], p->cols, p->rows, mode, g->xq);
     else {
         assert(act == MATVEC_IN_PLAIN);
         matvec_f32(out, in, (const float *)g->packed + g->offset[i], p->cols, p->rows, mode);
@@ -217,7 +246,7 @@ static void ffn_block(Generator *g, size_t l) {
     size_t mat = l * GEN_PER_LAYER;
     layernorm_row(g->h, g->x, y->ln2_w->data, y->ln2_b->data, m->C);
     project(g, g->fc, g->h, mat + GEN_FC, MATVEC_STORE);
-    if (g->weights == GEN_WEIGHTS_BF16) {  // GELU inside the product that rounds its input
+    if (g->weights != GEN_WEIGHTS_FP32) {  // GELU inside the product that rounds or quantises its input
         project_act(g, g->x, g->fc, mat + GEN_FC_PROJ, MATVEC_ADD, MATVEC_IN_GELU);
         return;
     }

@@ -11,7 +11,8 @@
 // Everything is allocated by generator_init; generator_step never allocates.
 // The matrices are read through packed copies (see Generator.packed): in fp32
 // the products are the same arithmetic as the training forward's rows, bit for
-// bit; GEN_WEIGHTS_BF16 trades that for half the bytes read per token.
+// bit; GEN_WEIGHTS_BF16 trades that for half the bytes read per token,
+// GEN_WEIGHTS_INT8 for a quarter.
 //
 // Positions. The token absorbed at `pos` (0-based: tokens absorbed before it
 // since the last reset) gets the position embedding row min(pos, block_size-1):
@@ -50,9 +51,15 @@ typedef void (*GenLayerHook)(void *ctx, size_t layer, size_t pos, const float *q
 // (kernels/matvec.h): an fp32 copy, bit-identical to the training forward's
 // products, or a bf16 copy (half the bytes; weights rounded to nearest even
 // once, at init, and each product's input rounded as it is read; LayerNorm,
-// GELU, attention, residual stream and sums stay fp32).
-typedef enum { GEN_WEIGHTS_FP32, GEN_WEIGHTS_BF16 } GenWeights;
-extern const char *const GEN_WEIGHTS_NAME[];  // "fp32", "bf16"
+// GELU, attention, residual stream and sums stay fp32), or an int8 copy
+// (kernels/matvec_i8.h: a quarter of the bytes; each row quantised once, at
+// init, with its own scale, each product's input quantised with one scale for
+// the vector; the same parts stay fp32 as with bf16). int8 needs AVX-512 VNNI:
+// callers check matvec_i8_cpu_missing() first (the plain C kernel computes the
+// same numbers, for the tests, far slower).
+typedef enum { GEN_WEIGHTS_FP32, GEN_WEIGHTS_BF16, GEN_WEIGHTS_INT8 } GenWeights;
+extern const char *const GEN_WEIGHTS_NAME[];  // "fp32", "bf16", "int8", NULL-terminated
+int gen_weights_from_name(const char *name);  // its GenWeights, or -1
 
 // The matrices in the order a step reads them: per layer qkv, proj (and fc,
 // fc_proj), then the tied head (wte).
@@ -65,9 +72,10 @@ typedef struct {
     // streams one block of memory front to back. A generator therefore sees
     // the weights as they were at init; call generator_refresh after changing them.
     GenWeights weights;
-    void *packed;         // the block: floats (fp32) or bf16 values
-    size_t *offset;       // (L * GEN_PER_LAYER + 1) where each matrix starts, in elements
+    void *packed;         // the block: floats (fp32), bf16 values or int8 panels (bytes)
+    size_t *offset;       // (L * GEN_PER_LAYER + 1) where each matrix starts, in elements (int8: bytes)
     uint32_t *x2;         // bf16 only: a product's input rounded to bf16 pairs
+    uint8_t *xq;          // int8 only: a product's input quantised (matvec_i8_quantize_input)
     size_t window;        // KV-cache capacity in tokens (= block_size); ignored by fast-weight kinds
     size_t state_floats;  // floats of attention state per layer: kind->state_floats(window)
     size_t pos;           // tokens absorbed since the last reset

@@ -5,6 +5,7 @@
 
 #include "../test.h"
 #include "attention/attention.h"
+#include "kernels/matvec_i8.h"
 #include "e2e.h"
 
 // Lines of a text file (0 if it cannot be read).
@@ -98,14 +99,18 @@ static void test_peak_and_generate_parts(void) {
     hdr = "kind,weights,position,reps,us_per_token,tokens_per_s,cpu_share,cpu_us_per_token,state_bytes,bytes_per_token,"
           "gbs_cpu,ref_gbs,pct_of_ref,how\n";
     CHECK(csv && !strncmp(csv, hdr, strlen(hdr)));
-    CHECK(csv && count_lines(csv) == 5);
+    CHECK(csv && count_lines(csv) == 7);
     const char *r64 = csv ? strstr(csv, "\nlinear,fp32,64,") : NULL, *rfar = csv ? strstr(csv, "\nlinear,fp32,16384,") : NULL;
-    const char *b64 = csv ? strstr(csv, "\nlinear,bf16,64,") : NULL;
-    CHECK(r64 && rfar && b64);
-    // bf16 weights: half the bytes of the weights, the same state
+    const char *b64 = csv ? strstr(csv, "\nlinear,bf16,64,") : NULL, *i64 = csv ? strstr(csv, "\nlinear,int8,64,") : NULL;
+    CHECK(r64 && rfar && b64 && i64);
+    // bf16 weights: half the bytes of the weights, the same state; int8 a quarter
     if (r64 && b64)
         CHECK(csv_field(b64 + 1, 9) - csv_field(b64 + 1, 8) ==
               (csv_field(r64 + 1, 9) - csv_field(r64 + 1, 8)) / 2);
+    if (r64 && i64 && !matvec_i8_cpu_missing())
+        CHECK(csv_field(i64 + 1, 9) - csv_field(i64 + 1, 8) ==
+              (csv_field(r64 + 1, 9) - csv_field(r64 + 1, 8)) / 4);
+    if (i64 && matvec_i8_cpu_missing()) CHECK(strstr(i64, ",skipped\n") != NULL);
     if (r64 && rfar) {
         CHECK(csv_field(r64 + 1, 4) > 0 && csv_field(rfar + 1, 4) > 0);
         CHECK(csv_field(r64 + 1, 7) > 0 && csv_field(rfar + 1, 7) > 0);

@@ -8,6 +8,7 @@
 
 #include "../test.h"
 #include "attention/attention.h"
+#include "kernels/matvec_i8.h"
 #include "e2e.h"
 
 static char corpus[512], cfg_path[512];
@@ -118,18 +119,40 @@ static void test_sample_deterministic_for_seed(void) {
     CHECK(strstr(e2e_out, "tokens/s") && strstr(e2e_out, "fast-weight state in use"));
 }
 
-// --weights bf16: the same interface, the weights streamed in bf16 (said on stderr)
-static void test_sample_bf16_weights(void) {
-    const char *runs[] = {run_sm, run_dec};
-    for (int r = 0; r < 2; r++) {
-        char *argv[] = {"sample", "--run", (char *)runs[r], "--tokens", "80", "--prompt", "the cat", "--weights", "bf16",
-                        NULL};
-        int rc = run_split(argv, NULL);
-        CHECK(rc == 0 && strstr(e2e_out, "weights in bf16") != NULL);
-        char *a = read_out();
-        CHECK(a && strncmp(a, "the cat", 7) == 0 && strlen(a) == 7 + 80);
-        free(a);
+// --weights bf16 and int8: the same interface, the weights streamed in bf16 or
+// int8 (said on stderr); int8 where the CPU has AVX-512 VNNI
+static void test_sample_bf16_int8_weights(void) {
+    const char *runs[] = {run_sm, run_dec}, *formats[] = {"bf16", "int8"};
+    for (int f = 0; f < 2; f++) {
+        if (f == 1 && matvec_i8_cpu_missing()) {
+            SKIP("avx512_vnni", "%s", matvec_i8_cpu_missing());
+            break;
+        }
+        for (int r = 0; r < 2; r++) {
+            char *argv[] = {"sample", "--run", (char *)runs[r], "--tokens", "80", "--prompt", "the cat", "--weights",
+                            (char *)formats[f], NULL};
+            int rc = run_split(argv, NULL);
+            char said[32];
+            snprintf(said, sizeof said, "weights in %s", formats[f]);
+            CHECK(rc == 0 && strstr(e2e_out, said) != NULL);
+            char *a = read_out();
+            CHECK(a && strncmp(a, "the cat", 7) == 0 && strlen(a) == 7 + 80);
+            free(a);
+        }
     }
+}
+
+// --weights int8 on a CPU without AVX-512 VNNI (simulated): refused, exit 2,
+// with the reason, and nothing generated
+static void test_sample_int8_refused_without_vnni(void) {
+    setenv("LMTRAIN_CPU_NO_VNNI", "1", 1);
+    char *argv[] = {"sample", "--run", run_sm, "--tokens", "20", "--weights", "int8", NULL};
+    int rc = run_split(argv, NULL);
+    CHECK(rc == 2 && strstr(e2e_out, "--weights int8") && strstr(e2e_out, "AVX-512 VNNI"));
+    char *a = read_out();
+    CHECK(a && strlen(a) == 0);
+    free(a);
+    unsetenv("LMTRAIN_CPU_NO_VNNI");
 }
 
 static void test_sample_errors(void) {
@@ -321,6 +344,51 @@ static void test_eval_whole_split(void) {
     free(t);
 }
 
+// `eval --weights W`'s "val loss" line, NAN if it failed
+static double eval_loss(const char *run, const char *weights) {
+    char *argv[] = {"eval", "--run", (char *)run, "--weights", (char *)weights, NULL};
+    char *plain[] = {"eval", "--run", (char *)run, NULL};
+    int rc = run_split(weights ? argv : plain, NULL);
+    char *o = read_out();
+    double loss = NAN;
+    char *p = o ? strstr(o, "val loss") : NULL;
+    if (!rc && p) sscanf(p, "val loss %lf", &loss);
+    free(o);
+    return loss;
+}
+
+// --weights: the split through the generation path. fp32 is the same function
+// as the training graph (only attention's form differs): the same loss to the
+// printed 4 decimals (1e-4 for the two printings' rounding plus float
+// rounding). bf16 and int8: a sanity bound only (within 1 % of fp32; the
+// kernel and generator tests hold the derived bounds). Writes no file; a
+// bad --weights or int8 without VNNI is refused with exit 2.
+static void test_eval_generation_path(void) {
+    const char *runs[] = {run_sm, run_lin, run_dec};
+    for (int r = 0; r < 3; r++) {
+        double graph = eval_loss(runs[r], NULL);
+        char sum_path[600];
+        snprintf(sum_path, sizeof sum_path, "%s/eval/summary.txt", runs[r]);
+        char *before = read_all(sum_path, NULL);
+        double f = eval_loss(runs[r], "fp32"), b = eval_loss(runs[r], "bf16");
+        CHECK(isfinite(graph) && fabs(f - graph) <= 1e-4 + 1e-6);
+        CHECK(fabs(b - f) <= 0.01 * f);
+        if (!matvec_i8_cpu_missing()) {
+            double i = eval_loss(runs[r], "int8");
+            CHECK(fabs(i - f) <= 0.01 * f);
+        }
+        char *after = read_all(sum_path, NULL);
+        CHECK(before && after && !strcmp(before, after));
+        free(before), free(after);
+    }
+    char *bad[] = {"eval", "--run", run_sm, "--weights", "fp16", NULL};
+    CHECK(run_split(bad, NULL) == 2 && strstr(e2e_out, "--weights"));
+    setenv("LMTRAIN_CPU_NO_VNNI", "1", 1);
+    char *no[] = {"eval", "--run", run_sm, "--weights", "int8", NULL};
+    CHECK(run_split(no, NULL) == 2 && strstr(e2e_out, "AVX-512 VNNI"));
+    unsetenv("LMTRAIN_CPU_NO_VNNI");
+}
+
 // --length: windows longer than block_size for pos = none, refused with the
 // reason for learned positions (and nothing written), shorter windows for any run
 static void test_eval_length(void) {
@@ -488,7 +556,9 @@ int main(void) {
     train_with("delta", "none", 2, 128, "decay = data\nkey_norm = l2\n", run_delta_wy);  // head size 64: the WY form
     TEST(test_sample_deterministic_for_seed);
     TEST(test_sample_errors);
-    TEST(test_sample_bf16_weights);
+    TEST(test_sample_bf16_int8_weights);
+    TEST(test_sample_int8_refused_without_vnni);
+    TEST(test_eval_generation_path);
     TEST(test_generation_memory_is_flat);
     TEST(test_eval_whole_split);
     TEST(test_eval_length);

@@ -6,7 +6,9 @@
 // matrices, add_forward for the residual adds) — the step generation had
 // before the weights were packed, so `sample` output cannot change by a bit.
 // bf16: the same step with half the bytes; its logits against fp32's within
-// the tolerance derived at BF16_TOL.
+// the tolerance derived at head_bound. int8: a quarter of the bytes, within
+// the tolerance derived at head_bound_i8, and the same bits from either int8
+// kernel.
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "decisive_weights.h"
 #include "attention/decay.h"
 #include "kernels/matvec.h"
+#include "kernels/matvec_i8.h"
 #include "kernels/nn.h"
 #include "model/generate.h"
 #include "model/model.h"
@@ -165,10 +168,31 @@ static int argmax(const float *x, size_t n) {
     return best;
 }
 
+// One teacher-forced step of a rounded path (b) against fp32 (a): the largest
+// logit difference within tol (a NaN fails), whether any logit differs, the
+// share of tol used, and whether the greedy choices agree.
+typedef struct {
+    int ok, differ;
+    double worst_use;
+    size_t agree, steps;
+} Closeness;
+
+static void compare_step(Closeness *c, const float *a, const float *b, size_t V, double tol) {
+    double d = 0;
+    for (size_t v = 0; v < V; v++) {
+        double e = fabs((double)a[v] - b[v]);
+        if (!(e <= d)) d = e;
+        c->differ |= a[v] != b[v];
+    }
+    c->ok &= d <= tol;
+    if (d / tol > c->worst_use) c->worst_use = d / tol;
+    c->agree += argmax(a, V) == argmax(b, V);
+    c->steps++;
+}
+
 // both bf16 kernels: vdpbf16ps where the CPU has it, and plain C
 static void test_bf16_close_to_fp32(void) {
-    size_t agree = 0, steps = 0;
-    double worst_use = 0;
+    Closeness all = {.ok = 1};
     for (size_t i = 0; i < 2 * N_VARIANTS; i++) {
         matvec_bf16_force_plain(i >= N_VARIANTS);
         Model m;
@@ -177,25 +201,17 @@ static void test_bf16_close_to_fp32(void) {
         generator_init(&g32, &m);
         generator_init_weights(&g16, &m, GEN_WEIGHTS_BF16);
         size_t len = 2 * (size_t)VARIANTS[i % N_VARIANTS].block + 5;
-        int ok = 1, differ = 0;
+        Closeness c = {.ok = 1, .worst_use = all.worst_use};
         for (size_t t = 0; t < len; t++) {
             const float *a = generator_step(&g32, token_at(t), t), *b = generator_step(&g16, token_at(t), t);
-            double tol = (2.0 * (double)m.L + 1) * head_bound(&m, g32.h), d = 0;
-            for (size_t v = 0; v < m.V; v++) {
-                double e = fabs((double)a[v] - b[v]);
-                if (!(e <= d)) d = e;
-                differ |= a[v] != b[v];
-            }
-            ok &= d <= tol;
-            if (d / tol > worst_use) worst_use = d / tol;
-            agree += argmax(a, m.V) == argmax(b, m.V);
-            steps++;
+            compare_step(&c, a, b, m.V, (2.0 * (double)m.L + 1) * head_bound(&m, g32.h));
         }
-        if (!ok)
+        all.worst_use = c.worst_use, all.agree += c.agree, all.steps += c.steps;
+        if (!c.ok)
             printf("  %s (variant %zu, %s): bf16 logits outside the tolerance\n", VARIANTS[i % N_VARIANTS].kind,
                    i % N_VARIANTS, matvec_bf16_kernel());
-        CHECK(ok);
-        CHECK(differ);  // the bf16 path really is another computation
+        CHECK(c.ok);
+        CHECK(c.differ);  // the bf16 path really is another computation
         generator_free(&g16);
         generator_free(&g32);
         model_free(&m);
@@ -203,11 +219,78 @@ static void test_bf16_close_to_fp32(void) {
     matvec_bf16_force_plain(0);
     if (getenv("VERBOSE"))
         printf("  bf16 vs fp32: worst step uses %.3f of its tolerance; greedy choice agrees at %zu of %zu steps\n",
-               worst_use, agree, steps);
+               all.worst_use, all.agree, all.steps);
+}
+
+// int8 against fp32, the same way. Per product (kernels/matvec_i8.h) the
+// error of output o is at most sum_k s_o / 2 (|x_k| + s_x / 2) + |w_ok| s_x / 2
+// with s_o = max_k |w_ok| / 127 and s_x = max_k |x_k| / 127, plus fp32
+// rounding (a relative 2^-20 covers it at these sizes). For the head it is
+// computed from the fp32 step's final LayerNorm output (g.h) and wte; as for
+// bf16, no useful rigorous bound crosses LayerNorm and attention, so each of
+// the 2L + 1 products on the path gets one head-sized budget.
+static double head_bound_i8(const Model *m, const float *h) {
+    double a = 0, worst = 0;
+    for (size_t c = 0; c < m->C; c++) a = fmax(a, fabs(h[c]));
+    double sx = a / 127;
+    for (size_t v = 0; v < m->V; v++) {
+        const float *w = m->wte->data + v * m->C;
+        double mo = 0, B = 0, S = 0;
+        for (size_t c = 0; c < m->C; c++) mo = fmax(mo, fabs(w[c]));
+        for (size_t c = 0; c < m->C; c++) {
+            B += mo / 127 / 2 * (fabs(h[c]) + sx / 2) + fabs(w[c]) * sx / 2;
+            S += fabs((double)w[c] * h[c]);
+        }
+        B += 0x1p-20 * S;
+        if (B > worst) worst = B;
+    }
+    return worst;
+}
+
+// Both int8 kernels (vpdpbusd where the CPU has it, and plain C) give the same
+// logits bit for bit (they compute the same integers and the same fp32
+// operations), and those are within the tolerance of fp32's.
+static void test_int8_close_to_fp32(void) {
+    Closeness all = {.ok = 1};
+    int have_vnni = matvec_i8_cpu_missing() == NULL;
+    if (!have_vnni) printf("  no AVX-512 VNNI here: the plain C int8 kernel only\n");
+    for (size_t i = 0; i < N_VARIANTS; i++) {
+        Model m;
+        make_model(&m, &VARIANTS[i], 900 + i);
+        Generator g32, g8, g8c;
+        generator_init(&g32, &m);
+        generator_init_weights(&g8, &m, GEN_WEIGHTS_INT8);
+        generator_init_weights(&g8c, &m, GEN_WEIGHTS_INT8);
+        size_t len = 2 * (size_t)VARIANTS[i].block + 5;
+        Closeness c = {.ok = 1, .worst_use = all.worst_use};
+        int same_kernels = 1;
+        for (size_t t = 0; t < len; t++) {
+            const float *a = generator_step(&g32, token_at(t), t), *b = generator_step(&g8, token_at(t), t);
+            matvec_i8_force_plain(1);
+            const float *p = generator_step(&g8c, token_at(t), t);
+            matvec_i8_force_plain(0);
+            same_kernels &= memcmp(b, p, m.V * sizeof(float)) == 0;
+            compare_step(&c, a, b, m.V, (2.0 * (double)m.L + 1) * head_bound_i8(&m, g32.h));
+        }
+        all.worst_use = c.worst_use, all.agree += c.agree, all.steps += c.steps;
+        if (!c.ok) printf("  %s (variant %zu): int8 logits outside the tolerance\n", VARIANTS[i].kind, i);
+        if (!same_kernels) printf("  %s (variant %zu): the two int8 kernels differ\n", VARIANTS[i].kind, i);
+        CHECK(c.ok);
+        CHECK(same_kernels);
+        CHECK(c.differ);  // the int8 path really is another computation
+        generator_free(&g8c);
+        generator_free(&g8);
+        generator_free(&g32);
+        model_free(&m);
+    }
+    if (getenv("VERBOSE"))
+        printf("  int8 vs fp32: worst step uses %.3f of its tolerance; greedy choice agrees at %zu of %zu steps\n",
+               all.worst_use, all.agree, all.steps);
 }
 
 int main(void) {
     TEST(test_fp32_bit_identical);
     TEST(test_bf16_close_to_fp32);
+    TEST(test_int8_close_to_fp32);
     return test_summary();
 }
