@@ -6,7 +6,9 @@
 //    pc: GEMM_KC steps of K          (fixed: the K summation order never depends on the partition)
 //     ic: GEMM_MC rows of C          pack op(A)[ic.., pc..]       (mc x kc)
 //      jr, ir: GEMM_NR x GEMM_MR tiles -> gemm_micro              (B sliver stays in L1)
-// The first K block applies beta; later ones add (beta = 1).
+// The first K block applies beta; later ones add (beta = 1). Where op(A) = A
+// is read in place (AVX-512), the K blocks go inside the row blocks instead
+// (gemm_block_k_inner): same tiles, same chains, less traffic for C.
 //
 // The contract callers build on: every C element is the same chain of
 // operations whatever the tile, block, thread count, or the rest of the
@@ -14,7 +16,7 @@
 // op(B), K, alpha, beta and its old value. So gemm() is bit-identical for any
 // thread count, and a one-row product (generation) matches the same row of
 // the batched one (training) exactly. The matrix-vector shortcut (gemm_vec)
-// keeps that arithmetic too.
+// keeps that arithmetic too. tests/kernels/test_gemm.c writes the chain out.
 #include "gemm.h"
 
 #include <pthread.h>
@@ -98,18 +100,6 @@ PackBufs *gemm_pack_bufs(void) {
     return pb;
 }
 
-// pb->bk with room for at least n floats (grown, never shrunk: the sizes a
-// thread sees repeat every training step).
-static float *pack_bufs_bk(PackBufs *pb, size_t n) {
-    if (n > pb->bk_cap) {
-        free(pb->bk_raw);
-        pb->bk_raw = xmalloc(n * sizeof(float) + 64);
-        pb->bk = (float *)(((uintptr_t)pb->bk_raw + 63) & ~(uintptr_t)63);
-        pb->bk_cap = n;
-    }
-    return pb->bk;
-}
-
 // ---------------------------------------------------------------- serial blocked product
 
 // The tiles of one block of C: rows ic..ic+mc, columns jc..jc+nc, one K block
@@ -143,6 +133,18 @@ static void block_tiles(const GemmArgs *g, const float *ap, const float *bp, siz
 
 #if defined(GEMM_HAS_MICRO_ROWS)
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+// pb->bk with room for at least n floats (grown, never shrunk: the sizes a
+// thread sees repeat every training step).
+static float *pack_bufs_bk(PackBufs *pb, size_t n) {
+    if (n > pb->bk_cap) {
+        free(pb->bk_raw);
+        pb->bk_raw = xmalloc(n * sizeof(float) + 64);
+        pb->bk = (float *)(((uintptr_t)pb->bk_raw + 63) & ~(uintptr_t)63);
+        pb->bk_cap = n;
+    }
+    return pb->bk;
+}
 
 // C[m0..m1, n0..n1) over all of K for op(A) = A, read in place, with the K
 // blocks innermost above the tiles:
