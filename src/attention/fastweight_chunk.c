@@ -40,15 +40,17 @@ size_t fw_saved_floats(const FwSlab *p) {
 }
 
 // ---- scratch ----
+// Ṽ = [v | 1] is never formed: v is read where it lies (rows ld apart) and the
+// ones column is `ones` (see gemm_v and the notes in the backward).
 typedef struct {
     float *phq, *phk;  // (L, d) φ(q), φ(k) of the chunk
-    float *vt;         // (L, w) [v | 1]
+    float *ones;       // (chunk) 1.0: Ṽ's last column with normalize
     float *nt;         // (L, w) forward: [num | den - eps]; backward: [dnum | dden]
     float *a;          // (L, L) φ(q) φ(k)ᵀ, then ⊙ D
     float *g;          // (L, L) backward: dÑ Ṽᵀ, then ⊙ D
     float *dphq;       // (L, d)
     float *dphk;       // (L, d)
-    float *dvt;        // (L, w)
+    float *dvt;        // (L, d) dL/dv (the ones column's gradient is not needed)
     float *st;         // (d, w) forward: carried state [S | z]
     float *dst;        // (d, w) backward: dL/d(state after the chunk)
     float *pw;         // (chunk + 2) λ^n, n = 0 .. chunk + 1
@@ -64,13 +66,13 @@ static Scratch scratch_at(const FwSlab *p, float *base) {
     float *f = base;
     s.phq = f;  f += round16(chunk * d);
     s.phk = f;  f += round16(chunk * d);
-    s.vt = f;   f += round16(chunk * w);
+    s.ones = f; f += round16(chunk);
     s.nt = f;   f += round16(chunk * w);
     s.a = f;    f += round16(chunk * chunk);
     s.g = f;    f += round16(chunk * chunk);
     s.dphq = f; f += round16(chunk * d);
     s.dphk = f; f += round16(chunk * d);
-    s.dvt = f;  f += round16(chunk * w);
+    s.dvt = f;  f += round16(chunk * d);
     s.st = f;   f += round16(d * w);
     s.dst = f;  f += round16(d * w);
     s.pw = f;   f += round16(chunk + 2);
@@ -85,13 +87,16 @@ static Scratch scratch_at(const FwSlab *p, float *base) {
 
 size_t fw_scratch_floats(const FwSlab *p) {
     size_t chunk = p->chunk, d = p->dh, w = width(p);
-    return 4 * round16(chunk * d) + 3 * round16(chunk * w) + 2 * round16(chunk * chunk) + 2 * round16(d * w) +
-           round16(chunk + 2) + 4 * round16(chunk) + 2 * round16(2 * chunk);
+    return 5 * round16(chunk * d) + round16(chunk * w) + 2 * round16(chunk * chunk) + 2 * round16(d * w) +
+           round16(chunk + 2) + 5 * round16(chunk) + 2 * round16(2 * chunk);
 }
 
+// λ^n and the ones column
 static void fill_powers(const FwSlab *p, const Scratch *s) {
+    for (size_t i = 0; i < p->chunk; i++) s->ones[i] = 1.0f;
     // λ^n = exp(n log λ): no repeated products (error growth) and no 1/λ
-    for (size_t n = 0; n <= p->chunk + 1; n++) s->pw[n] = (float)exp((double)n * p->loglam);
+    // (log λ = 0, linear: exp(0) = 1 exactly, without the exps)
+    for (size_t n = 0; n <= p->chunk + 1; n++) s->pw[n] = p->loglam == 0.0 ? 1.0f : (float)exp((double)n * p->loglam);
     for (size_t i = 0; i < p->chunk; i++) s->pr[i] = s->pw[p->chunk - 1 - i];
 }
 
@@ -144,13 +149,14 @@ static void copy_rows(float *restrict dst, const float *restrict src, size_t ld,
         for (size_t i = 0; i < d; i++) dst[r * d + i] = src[r * ld + i];
 }
 
-// φ(q), φ(k) and Ṽ = [v | 1] for positions [t0, t0+L) (rows of q, k, v ld apart).
-// Rows ld apart are strips of wider rows (attention.h: AttnIO): they are first
-// copied side by side (into dφq, dφk, free until the backward's products), a
-// tight loop with many loads in flight, then φ runs over contiguous values.
+// φ(q), φ(k) for positions [t0, t0+L) (rows of q, k ld apart). Rows ld apart
+// are strips of wider rows (attention.h: AttnIO): they are first copied side
+// by side (into dφq, dφk, free until the backward's products), a tight loop
+// with many loads in flight, then φ runs over contiguous values (measured
+// faster than φ row by row straight from the strips). v is read in place.
 static void load_chunk(const FwSlab *p, const Scratch *s, size_t t0, size_t L, const float *q,
-                       const float *k, const float *v) {
-    size_t d = p->dh, w = width(p), ld = p->ld;
+                       const float *k) {
+    size_t d = p->dh, ld = p->ld;
     const float *xq = q + t0 * d, *xk = k + t0 * d;
     if (ld != d) {
         copy_rows(s->dphq, q + t0 * ld, ld, L, d);
@@ -160,10 +166,6 @@ static void load_chunk(const FwSlab *p, const Scratch *s, size_t t0, size_t L, c
     }
     fmap_forward(p->fmap, s->phq, xq, L * d);
     fmap_forward(p->fmap, s->phk, xk, L * d);
-    for (size_t r = 0; r < L; r++) {
-        memcpy(s->vt + r * w, v + (t0 + r) * ld, d * sizeof(float));
-        if (p->normalize) s->vt[r * w + d] = 1.0f;
-    }
 }
 
 // sum_i a_i b_i in double, as 8 interleaved partial sums folded pairwise,
@@ -181,12 +183,12 @@ static double dot(const float *a, const float *b, size_t n) {
     return acc[0] + tail;
 }
 
-// C (M, w) = op(A) B + beta C for a B of w columns ([v | 1], S̃ and their
-// gradients). With normalize w = d + 1, and that last column alone would run
-// a whole edge tile (16 columns wide) in gemm's tiles; it goes to gemm's
-// one-column path instead, which skips the packing and the padding. gemm's
-// contract (kernels/gemm.c) makes every element the same chain of operations
-// whatever the rest of the product, so this changes no value.
+// C (M, w) = op(A) B + beta C for a B of w columns, ldb apart (S̃ and its
+// gradient: ldb = w). With normalize w = d + 1, and that last column alone
+// would run a whole edge tile (16 columns wide) in gemm's tiles; it goes to
+// gemm's one-column path instead, which skips the packing and the padding.
+// gemm's contract (kernels/gemm.c) makes every element the same chain of
+// operations whatever the rest of the product, so this changes no value.
 static void gemm_w(const FwSlab *p, int transA, size_t M, size_t K, const float *A, size_t lda,
                    const float *B, float beta, float *C) {
     size_t d = p->dh, w = width(p);
@@ -196,6 +198,16 @@ static void gemm_w(const FwSlab *p, int transA, size_t M, size_t K, const float 
     }
     gemm_serial(transA, 0, M, d, K, 1.0f, A, lda, B, w, beta, C, w);
     gemm_serial(transA, 0, M, 1, K, 1.0f, A, lda, B + d, w, beta, C + d, w);
+}
+
+// C (M, w) = op(A) Ṽ + beta C, Ṽ = [v | 1] (K, w) with v's rows ld apart
+// where they lie: the same two products as gemm_w, the last column's B
+// being the ones
+static void gemm_v(const FwSlab *p, const Scratch *s, int transA, size_t M, size_t K, const float *A,
+                   size_t lda, const float *v, float beta, float *C) {
+    size_t d = p->dh, w = width(p);
+    gemm_serial(transA, 0, M, d, K, 1.0f, A, lda, v, p->ld, beta, C, w);
+    if (p->normalize) gemm_serial(transA, 0, M, 1, K, 1.0f, A, lda, s->ones, 1, beta, C + d, w);
 }
 
 // ---- forward ----
@@ -219,7 +231,8 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
     for (size_t c = 0; c < nch; c++) {
         size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         memcpy(sv.states + c * d * w, s.st, d * w * sizeof(float));  // for the backward sweep
-        load_chunk(p, &s, t0, L, q, k, v);
+        load_chunk(p, &s, t0, L, q, k);
+        const float *vc = v + t0 * p->ld;  // the chunk's v, (L, d) rows ld apart
         float es = chunk_decay(p, &s, t0, L);
 
         // intra-chunk scores: A = (Φq Φkᵀ) ⊙ D          // (L, L)
@@ -240,7 +253,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
             for (size_t r = 0; r < L && !unit; r++)
                 for (size_t j = 0; j < w; j++) s.nt[r * w + j] *= s.eq[r];
         }
-        gemm_w(p, 0, L, L, s.a, L, s.vt, zero_state ? 0.0f : 1.0f, s.nt);
+        gemm_v(p, &s, 0, L, L, s.a, L, vc, zero_state ? 0.0f : 1.0f, s.nt);
 
         for (size_t r = 0; r < L; r++) {
             const float *nr = s.nt + r * w;
@@ -257,7 +270,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         // S̃ ← λ^L S̃ + Φkᵀ diag(λ^(L-1-s)) Ṽ   (rows of Φk scaled in place)
         for (size_t j = 0; j < L && !unit; j++)
             for (size_t i = 0; i < d; i++) s.phk[j * d + i] *= s.ek[j];
-        gemm_w(p, 1, d, L, s.phk, d, s.vt, es, s.st);
+        gemm_v(p, &s, 1, d, L, s.phk, d, vc, es, s.st);
     }
 
     double ss = 0;
@@ -305,6 +318,16 @@ static void db_row(const float *dr, const float *ar, const float *gr, size_t r, 
 // beta = 0) for every t but −0 — and a chain of FMAs from +0 ends at −0 only
 // if its terms are all zero or underflow. The forward skips the first
 // chunk's read-out of S̃ = 0 the same way. linear_flops counts what runs.
+//
+// With normalize, two products run over Ṽ = [v | 1] along its width w = d + 1:
+// G = dÑ Ṽᵀ and Ṽ dS̃'ᵀ. Their last term is x · 1 for x = dden_r (G) or
+// dz_i (dS̃'s last column): gemm ends each element's chain with the FMA
+// acc + x·1, which rounds acc + x once, so the product over v alone (K = d)
+// followed by one float add of x gives the same bits (in the portable build
+// too: a multiply by 1, exact, then that add). That holds while the K sum is
+// one gemm block there (d < GEMM_KC, or d a multiple of it, where x starts a
+// block of its own); a head size above GEMM_KC = 256 and not a multiple of it
+// rounds differently from a [v | 1] product (no configuration comes near).
 
 double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float *dll_t,
                          const float *dy, const float *y, const float *saved, float *scratch,
@@ -321,7 +344,8 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         const float *st = sv.states + c * d * w;  // S̃ entering this chunk, (d, w)
         int zero_state = c == 0 && !p->state_identity, zero_dst = c + 1 == nch;
-        load_chunk(p, &s, t0, L, q, k, v);
+        load_chunk(p, &s, t0, L, q, k);
+        const float *vc = v + t0 * p->ld;  // the chunk's v, (L, d) rows ld apart
         float es = chunk_decay(p, &s, t0, L);
 
         // dÑ: y_r = num_r / den_r  =>  dnum_r = dy_r / den_r,
@@ -340,10 +364,14 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
 
         // Ñ += (Φq Φkᵀ ⊙ D) Ṽ: with G = dÑ Ṽᵀ, the masked product's inputs get
         // d(Φq Φkᵀ) = G ⊙ D, and x_rs = D_rs (Φq Φkᵀ)_rs G_rs goes to db_r − db_s
+        // G's last term, dden_r · 1 (normalize), is added to the product over v
+        // below (see the note above fw_chunk_backward)
         gemm_serial(0, 1, L, L, d, 1.0f, s.phq, d, s.phk, d, 0.0f, s.a, L);
-        gemm_serial(0, 1, L, L, w, 1.0f, s.nt, w, s.vt, w, 0.0f, s.g, L);
+        gemm_serial(0, 1, L, L, d, 1.0f, s.nt, w, vc, p->ld, 0.0f, s.g, L);
         for (size_t r = 0; r < L; r++) {
             float *ar = s.a + r * L, *gr = s.g + r * L;
+            if (p->normalize)
+                for (size_t j = 0; j <= r; j++) gr[j] += s.nt[r * w + d];  // (j > r: masked below)
             const float *dr = unit ? NULL : decay_row(p, &s, r);
             if (grad) db_row(dr ? dr : s.pw, ar, gr, r, db);  // (λ = 1: pw holds ones)
             for (size_t j = 0; j <= r && dr; j++) {
@@ -368,7 +396,9 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         // S̃' = ... + Φkᵀ diag(exp(b_{L-1} − b_s)) Ṽ:  dΦk_s = ek_s (Ṽ dS̃'ᵀ)_s,
         //   x_s = ek_s φk_s · (Ṽ dS̃'ᵀ)_s goes to db_{L-1} − db_s
         if (!zero_dst) {
-            gemm_serial(0, 1, L, d, w, 1.0f, s.vt, w, s.dst, w, 0.0f, s.dphk, d);
+            gemm_serial(0, 1, L, d, d, 1.0f, vc, p->ld, s.dst, w, 0.0f, s.dphk, d);
+            for (size_t j = 0; j < L && p->normalize; j++)  // Ṽ's ones times dz
+                for (size_t i = 0; i < d; i++) s.dphk[j * d + i] += s.dst[i * w + d];
             for (size_t j = 0; j < L && (grad || !unit); j++) {
                 float *zr = s.dphk + j * d;
                 if (grad && j + 1 < L) {  // j = L-1 nets to 0
@@ -381,13 +411,14 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         }
         gemm_serial(1, 0, L, d, L, 1.0f, s.g, L, s.phq, d, zero_dst ? 0.0f : 1.0f, s.dphk, d);  // + (G⊙D)ᵀ Φq
 
-        // dṼ_s = λ^(L-1-s) (Φk dS̃')_s + ((Φq Φkᵀ ⊙ D)ᵀ dÑ)_s
+        // dṼ_s = λ^(L-1-s) (Φk dS̃')_s + ((Φq Φkᵀ ⊙ D)ᵀ dÑ)_s, its first d
+        // columns (dv; the ones column's gradient goes nowhere)
         if (!zero_dst) {
-            gemm_w(p, 0, L, d, s.phk, d, s.dst, 0.0f, s.dvt);
+            gemm_serial(0, 0, L, d, d, 1.0f, s.phk, d, s.dst, w, 0.0f, s.dvt, d);
             for (size_t j = 0; j < L && !unit; j++)
-                for (size_t i = 0; i < w; i++) s.dvt[j * w + i] *= s.ek[j];
+                for (size_t i = 0; i < d; i++) s.dvt[j * d + i] *= s.ek[j];
         }
-        gemm_w(p, 1, L, L, s.a, L, s.nt, zero_dst ? 0.0f : 1.0f, s.dvt);
+        gemm_serial(1, 0, L, d, L, 1.0f, s.a, L, s.nt, w, zero_dst ? 0.0f : 1.0f, s.dvt, d);
 
         // S̃' = exp(b_{L-1}) S̃ + ...:  db_{L-1} += exp(b_{L-1}) <S̃, dS̃'>;
         // dS̃ = exp(b_{L-1}) dS̃' + Φqᵀ diag(exp b_r) dÑ   (rows of dÑ scaled in place, last use)
@@ -406,7 +437,7 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         fmap_backward_phi_rows(p->fmap, dk + t0 * ld, ld, s.dphk, k + t0 * ld, s.phk, L, d);
         for (size_t j = 0; j < L; j++) {
             float *dvr = dv + (t0 + j) * ld;
-            const float *gr = s.dvt + j * w;
+            const float *gr = s.dvt + j * d;
             for (size_t i = 0; i < d; i++) dvr[i] += gr[i];
         }
     }

@@ -302,25 +302,30 @@ static void linear_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
 //             A Ṽ                 2·L·L·w       (intra-chunk; the mask zeroes half of
 //                                               A but the product runs over all of it)
 //             S̃ += Φkᵀ Ṽ          2·d·w·L       (state write)
-//   backward  A again, G = dÑ Ṽᵀ, G Φk, Gᵀ Φq, Aᵀ dÑ      2·L·L·(3d + 2w)
-//             dÑ S̃ᵀ, Ṽ dS̃ᵀ, Φk dS̃, Φqᵀ dÑ             4 x 2·L·d·w
+//   backward  A again, G = dÑ Ṽᵀ, G Φk, Gᵀ Φq, Aᵀ dÑ      2·L·L·5d
+//               (G's product runs over v, K = d, its ones column an add
+//               afterwards; of Aᵀ dÑ only the d columns of dv are formed)
+//             dÑ S̃ᵀ, Φqᵀ dÑ                           2 x 2·L·d·w
+//             Ṽ dS̃ᵀ (over v; ones column an add), Φk dS̃ (d columns)   2 x 2·L·d·d
 // except the products with a zero operand, which are skipped
 // (fastweight_chunk.c): in the first chunk Φq S̃ and dÑ S̃ᵀ (S̃ = S0 = 0
 // unless state_identity) and Φqᵀ dÑ (the gradient of S0: unused), in the
-// last chunk Ṽ dS̃ᵀ and Φk dS̃ (the final state feeds nothing).
+// last chunk Ṽ dS̃ᵀ and Φk dS̃ (the final state feeds nothing). Only the
+// products are counted: the adds of the ones columns (L(L+1)/2 and L·d a
+// chunk) are element-wise work like the decay's scaling, outside the count.
 // Per token (full chunks, w ≈ d, H·d = C, many chunks) that is 4·c·C +
-// 4·dh·C forward and 10·c·C + 8·dh·C backward: 14·c·C + 12·dh·C per layer,
-// c = chunk. The decay only scales rows (O(L·w)), so linear and linear_decay
-// count the same.
+// 4·dh·C forward and 10·c·C + 8·dh·C backward: 14·c·C + 12·dh·C per
+// layer, c = chunk. The decay only scales rows (O(L·w)), so linear and
+// linear_decay count the same.
 static double linear_flops(const AttnConfig *c, size_t T, double *fwd_total) {
     double d = (double)c->dh, w = d + (c->normalize ? 1 : 0), total = 0;
     size_t chunk = attn_chunk_length(c, T);
     *fwd_total = 0;
     for (size_t t0 = 0; t0 < T; t0 += chunk) {
-        double L = (double)(T - t0 < chunk ? T - t0 : chunk), ldw = 2 * L * d * w;
+        double L = (double)(T - t0 < chunk ? T - t0 : chunk), ldw = 2 * L * d * w, ldd = 2 * L * d * d;
         int first = t0 == 0, last = t0 + chunk >= T, zero_state = first && !c->state_identity;
         double fwd = 2 * L * L * d + (zero_state ? 0 : ldw) + 2 * L * L * w + ldw;
-        double bwd = 2 * L * L * (3 * d + 2 * w) + (zero_state ? 0 : ldw) + (last ? 0 : 2 * ldw) + (first ? 0 : ldw);
+        double bwd = 2 * L * L * 5 * d + (zero_state ? 0 : ldw) + (last ? 0 : 2 * ldd) + (first ? 0 : ldw);
         total += fwd + bwd;
         *fwd_total += fwd;
     }

@@ -6,7 +6,9 @@
 //    pc: GEMM_KC steps of K          (fixed: the K summation order never depends on the partition)
 //     ic: GEMM_MC rows of C          pack op(A)[ic.., pc..]       (mc x kc)
 //      jr, ir: GEMM_NR x GEMM_MR tiles -> gemm_micro              (B sliver stays in L1)
-// The first K block applies beta; later ones add (beta = 1).
+// The first K block applies beta; later ones add (beta = 1). Where op(A) = A
+// is read in place (AVX-512), the K blocks go inside the row blocks instead
+// (gemm_block_k_inner): same tiles, same chains, less traffic for C.
 //
 // The contract callers build on: every C element is the same chain of
 // operations whatever the tile, block, thread count, or the rest of the
@@ -14,7 +16,7 @@
 // op(B), K, alpha, beta and its old value. So gemm() is bit-identical for any
 // thread count, and a one-row product (generation) matches the same row of
 // the batched one (training) exactly. The matrix-vector shortcut (gemm_vec)
-// keeps that arithmetic too.
+// keeps that arithmetic too. tests/kernels/test_gemm.c writes the chain out.
 #include "gemm.h"
 
 #include <pthread.h>
@@ -72,6 +74,7 @@ static _Thread_local PackBufs *tl_bufs;
 static void bufs_free(void *p) {
     PackBufs *pb = p;
     free(pb->raw);
+    free(pb->bk_raw);
     free(pb);
 }
 
@@ -89,12 +92,100 @@ PackBufs *gemm_pack_bufs(void) {
     float *base = (float *)(((uintptr_t)pb->raw + 63) & ~(uintptr_t)63);
     pb->a = base;
     pb->b = base + na;  // na is a multiple of 16 floats, so b stays 64-byte aligned
+    pb->bk_raw = NULL;
+    pb->bk = NULL;
+    pb->bk_cap = 0;
     if (bufs_key_ok) pthread_setspecific(bufs_key, pb);  // registers the destructor
     tl_bufs = pb;
     return pb;
 }
 
 // ---------------------------------------------------------------- serial blocked product
+
+// The tiles of one block of C: rows ic..ic+mc, columns jc..jc+nc, one K block
+// of kc steps. op(A): packed at ap (ap != NULL), else read in place (op(A) = A).
+// op(B): a packed panel at bp (ldb == 0), else read in place, row k at bp + k*ldb.
+static void block_tiles(const GemmArgs *g, const float *ap, const float *bp, size_t ldb, size_t ic,
+                        size_t mc, size_t jc, size_t nc, size_t kc, size_t pc, float beta) {
+    for (size_t jr = 0; jr < nc; jr += GEMM_NR) {
+        size_t nr = nc - jr < GEMM_NR ? nc - jr : GEMM_NR;
+        for (size_t ir = 0; ir < mc; ir += GEMM_MR) {
+            size_t mr = mc - ir < GEMM_MR ? mc - ir : GEMM_MR;
+            float *c = g->C + (ic + ir) * g->ldc + jc + jr;
+#if defined(GEMM_HAS_MICRO_ROWS)
+            if (!ap) {
+                const float *a = g->A + (ic + ir) * g->lda + pc;
+                if (ldb)
+                    gemm_micro_rows_b(kc, a, g->lda, bp + jr, ldb, c, g->ldc, mr, nr, g->alpha, beta);
+                else
+                    gemm_micro_rows(kc, a, g->lda, bp + jr * kc, c, g->ldc, mr, nr, g->alpha, beta);
+                continue;
+            }
+            if (ldb) {
+                gemm_micro_b(kc, ap + ir * kc, bp + jr, ldb, c, g->ldc, mr, nr, g->alpha, beta);
+                continue;
+            }
+#endif
+            gemm_micro(kc, ap + ir * kc, bp + jr * kc, c, g->ldc, mr, nr, g->alpha, beta);
+        }
+    }
+}
+
+#if defined(GEMM_HAS_MICRO_ROWS)
+static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
+
+// pb->bk with room for at least n floats (grown, never shrunk: the sizes a
+// thread sees repeat every training step).
+static float *pack_bufs_bk(PackBufs *pb, size_t n) {
+    if (n > pb->bk_cap) {
+        free(pb->bk_raw);
+        pb->bk_raw = xmalloc(n * sizeof(float) + 64);
+        pb->bk = (float *)(((uintptr_t)pb->bk_raw + 63) & ~(uintptr_t)63);
+        pb->bk_cap = n;
+    }
+    return pb->bk;
+}
+
+// C[m0..m1, n0..n1) over all of K for op(A) = A, read in place, with the K
+// blocks innermost above the tiles:
+//   jc: up to GEMM_NC columns   pack op(B)[all of K][jc..] once: one kc x nc panel per K block
+//    ic: GEMM_MC rows of C
+//     pc: GEMM_KC steps of K     the C block (mc x nc) stays in L2 over all of K
+//      jr, ir: tiles
+// The other order (K blocks outside the row blocks) streams all of C's rows
+// through memory once per K block, and its stores and reloads evict the B
+// panel (measured: ~10 % of the large model's forward and dX products, docs/speed.md).
+// Each tile runs the K blocks in the same order with the same beta, so every
+// element is the same chain as in the other order.
+static void gemm_block_k_inner(const GemmArgs *g, PackBufs *pb, int b_in_place, size_t m0, size_t m1,
+                               size_t n0, size_t n1) {
+    // the packed panel, all K blocks of nc columns, is at most GEMM_BK_FLOATS
+    size_t ncb = GEMM_NC;
+    if (g->K * ncb > GEMM_BK_FLOATS) ncb = GEMM_BK_FLOATS / g->K / GEMM_NR * GEMM_NR;
+    if (ncb < GEMM_NR) ncb = GEMM_NR;
+    float *bk = NULL;
+    if (!b_in_place) bk = pack_bufs_bk(pb, g->K * round_up(n1 - n0 < ncb ? n1 - n0 : ncb, GEMM_NR));
+    for (size_t jc = n0; jc < n1; jc += ncb) {
+        size_t nc = n1 - jc < ncb ? n1 - jc : ncb, ncp = round_up(nc, GEMM_NR);
+        if (!b_in_place)
+            for (size_t pc = 0; pc < g->K; pc += GEMM_KC) {
+                size_t kc = g->K - pc < GEMM_KC ? g->K - pc : GEMM_KC;
+                gemm_pack_b(bk + pc * ncp, g->transB, g->B, g->ldb, pc, kc, jc, nc);
+            }
+        for (size_t ic = m0; ic < m1; ic += GEMM_MC) {
+            size_t mc = m1 - ic < GEMM_MC ? m1 - ic : GEMM_MC;
+            for (size_t pc = 0; pc < g->K; pc += GEMM_KC) {
+                size_t kc = g->K - pc < GEMM_KC ? g->K - pc : GEMM_KC;
+                float beta = pc == 0 ? g->beta : 1.0f;
+                if (b_in_place)
+                    block_tiles(g, NULL, g->B + pc * g->ldb + jc, g->ldb, ic, mc, jc, nc, kc, pc, beta);
+                else
+                    block_tiles(g, NULL, bk + pc * ncp, 0, ic, mc, jc, nc, kc, pc, beta);
+            }
+        }
+    }
+}
+#endif
 
 // C[m0..m1, n0..n1) over all of K.
 static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_t n1) {
@@ -136,52 +227,28 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
     PackBufs *pb = gemm_pack_bufs();
 #if defined(GEMM_HAS_MICRO_ROWS)
     int b_in_place = !g->transB && m1 - m0 <= GEMM_B_IN_PLACE_ROWS;
+    if (!g->transA) {
+        gemm_block_k_inner(g, pb, b_in_place, m0, m1, n0, n1);
+        return;
+    }
+#else
+    int b_in_place = 0;
 #endif
     for (size_t jc = n0; jc < n1; jc += GEMM_NC) {
         size_t nc = n1 - jc < GEMM_NC ? n1 - jc : GEMM_NC;
         for (size_t pc = 0; pc < g->K; pc += GEMM_KC) {
             size_t kc = g->K - pc < GEMM_KC ? g->K - pc : GEMM_KC;
-            float beta = pc == 0 ? g->beta : 1.0f;
-#if defined(GEMM_HAS_MICRO_ROWS)
-            const float *bk = g->B + pc * g->ldb + jc;  // op(B)[pc][jc] when read in place
-            if (!b_in_place)
-#endif
+            const float *bp = g->B + pc * g->ldb + jc;  // op(B)[pc][jc] when read in place
+            size_t ldb = g->ldb;
+            if (!b_in_place) {
                 gemm_pack_b(pb->b, g->transB, g->B, g->ldb, pc, kc, jc, nc);
+                bp = pb->b;
+                ldb = 0;
+            }
             for (size_t ic = m0; ic < m1; ic += GEMM_MC) {
                 size_t mc = m1 - ic < GEMM_MC ? m1 - ic : GEMM_MC;
-#if defined(GEMM_HAS_MICRO_ROWS)
-                // op(A) = A is read in place: its rows are already contiguous in k
-                if (!g->transA) {
-                    for (size_t jr = 0; jr < nc; jr += GEMM_NR) {
-                        size_t nr = nc - jr < GEMM_NR ? nc - jr : GEMM_NR;
-                        for (size_t ir = 0; ir < mc; ir += GEMM_MR) {
-                            size_t mr = mc - ir < GEMM_MR ? mc - ir : GEMM_MR;
-                            const float *a = g->A + (ic + ir) * g->lda + pc;
-                            float *c = g->C + (ic + ir) * g->ldc + jc + jr;
-                            if (b_in_place)
-                                gemm_micro_rows_b(kc, a, g->lda, bk + jr, g->ldb, c, g->ldc, mr, nr, g->alpha, beta);
-                            else
-                                gemm_micro_rows(kc, a, g->lda, pb->b + jr * kc, c, g->ldc, mr, nr, g->alpha, beta);
-                        }
-                    }
-                    continue;
-                }
-#endif
                 gemm_pack_a(pb->a, g->transA, g->A, g->lda, ic, mc, pc, kc);
-                for (size_t jr = 0; jr < nc; jr += GEMM_NR) {
-                    size_t nr = nc - jr < GEMM_NR ? nc - jr : GEMM_NR;
-                    for (size_t ir = 0; ir < mc; ir += GEMM_MR) {
-                        size_t mr = mc - ir < GEMM_MR ? mc - ir : GEMM_MR;
-                        float *c = g->C + (ic + ir) * g->ldc + jc + jr;
-#if defined(GEMM_HAS_MICRO_ROWS)
-                        if (b_in_place) {
-                            gemm_micro_b(kc, pb->a + ir * kc, bk + jr, g->ldb, c, g->ldc, mr, nr, g->alpha, beta);
-                            continue;
-                        }
-#endif
-                        gemm_micro(kc, pb->a + ir * kc, pb->b + jr * kc, c, g->ldc, mr, nr, g->alpha, beta);
-                    }
-                }
+                block_tiles(g, pb->a, bp, ldb, ic, mc, jc, nc, kc, pc, pc == 0 ? g->beta : 1.0f);
             }
         }
     }

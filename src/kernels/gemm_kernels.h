@@ -53,6 +53,12 @@ typedef struct {
 #define GEMM_NC (GEMM_NR * 16)
 #endif
 
+// At most this many floats in one packed op(B) panel over all of K (gemm.c's
+// K-inner loop order): 4 MiB per thread; a longer K gets fewer columns.
+#ifndef GEMM_BK_FLOATS
+#define GEMM_BK_FLOATS ((size_t)1 << 20)
+#endif
+
 // op(A)[i0 .. i0+mc)[k0 .. k0+kc) -> ap; rows padded with zeros to a multiple of GEMM_MR.
 void gemm_pack_a(float *ap, int transA, const float *A, size_t lda, size_t i0, size_t mc,
                  size_t k0, size_t kc);
@@ -108,6 +114,9 @@ typedef struct {
     void *raw;
     float *a;  // (GEMM_MC, GEMM_KC) packed A block
     float *b;  // (GEMM_KC, GEMM_NC) packed B panel
+    void *bk_raw;
+    float *bk;      // gemm.c's panels of op(B) over all of K, grown on demand
+    size_t bk_cap;  // floats
 } PackBufs;
 PackBufs *gemm_pack_bufs(void);
 

@@ -23,6 +23,7 @@
 
 #include "attention/attention.h"
 #include "attn_check.h"
+#include "kernels/gemm.h"
 #include "test.h"
 #include "util/pool.h"
 #include "util/rng.h"
@@ -616,6 +617,50 @@ static void test_threads_bit_identical(void) {
     free_inputs(&in);
 }
 
+// The chunk kernel never forms Ṽ = [v | 1] (fastweight_chunk.c): where a
+// product runs along its width w = d + 1 (G = dÑ Ṽᵀ, Ṽ dS̃ᵀ) it takes the
+// product over v alone (K = d, v's rows ld apart where they lie) and adds the
+// ones column's term x · 1 after. That is the same bits as the product over
+// the w columns, written here plainly with [v | 1] formed: checked for head
+// sizes either side of gemm's K block (256) where the claim holds (d < 256,
+// d a multiple of 256), and for rows one to several tiles.
+static void test_ones_column_split_bit_identical(void) {
+    static const size_t ds[] = {1, 8, 24, 32, 64, 255, 256, 512}, Ls[] = {1, 7, 64};
+    Rng r;
+    rng_seed(&r, 1300);
+    for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++)
+        for (size_t li = 0; li < sizeof Ls / sizeof Ls[0]; li++) {
+            size_t d = ds[di], L = Ls[li], w = d + 1, ld = d + 5;  // v in wider rows, as in place
+            float *x = malloc(L * w * sizeof(float));    // [dnum | dden] (L, w)
+            float *v = malloc(L * ld * sizeof(float));   // v (L, d), rows ld apart
+            float *vt = malloc(L * w * sizeof(float));   // [v | 1] (L, w)
+            float *st = malloc(d * w * sizeof(float));   // dS̃ = [dS | dz] (d, w)
+            float *want = malloc(L * L * sizeof(float)), *got = malloc(L * L * sizeof(float));
+            float *want2 = malloc(L * d * sizeof(float)), *got2 = malloc(L * d * sizeof(float));
+            for (size_t i = 0; i < L * w; i++) x[i] = rng_normal(&r);
+            for (size_t i = 0; i < L * ld; i++) v[i] = rng_normal(&r);
+            for (size_t i = 0; i < d * w; i++) st[i] = rng_normal(&r);
+            for (size_t j = 0; j < L; j++) {
+                for (size_t i = 0; i < d; i++) vt[j * w + i] = v[j * ld + i];
+                vt[j * w + d] = 1.0f;
+            }
+            // G = [dnum | dden] [v | 1]ᵀ
+            gemm_serial(0, 1, L, L, w, 1.0f, x, w, vt, w, 0.0f, want, L);
+            gemm_serial(0, 1, L, L, d, 1.0f, x, w, v, ld, 0.0f, got, L);
+            for (size_t i = 0; i < L; i++)
+                for (size_t j = 0; j < L; j++) got[i * L + j] += x[i * w + d];
+            // [v | 1] dS̃ᵀ
+            gemm_serial(0, 1, L, d, w, 1.0f, vt, w, st, w, 0.0f, want2, d);
+            gemm_serial(0, 1, L, d, d, 1.0f, v, ld, st, w, 0.0f, got2, d);
+            for (size_t j = 0; j < L; j++)
+                for (size_t i = 0; i < d; i++) got2[j * d + i] += st[i * w + d];
+            int ok = memcmp(want, got, L * L * sizeof(float)) == 0 && memcmp(want2, got2, L * d * sizeof(float)) == 0;
+            if (!ok) fprintf(stderr, "  d %zu L %zu: the split product differs\n", d, L);
+            CHECK(ok);
+            free(x), free(v), free(vt), free(st), free(want), free(got), free(want2), free(got2);
+        }
+}
+
 // generation state: size, layout after reset, memory independent of length
 static void test_state_api(void) {
     for (int ident = 0; ident < 2; ident++) {
@@ -659,6 +704,7 @@ int main(void) {
     TEST(test_extreme_lambda);
     TEST(test_backward_adds);
     TEST(test_threads_bit_identical);
+    TEST(test_ones_column_split_bit_identical);
     TEST(test_state_api);
     pool_shutdown();
     return test_summary();

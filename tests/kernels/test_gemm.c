@@ -26,6 +26,7 @@
 
 #include "kernels/bf16.h"
 #include "kernels/gemm.h"
+#include "kernels/gemm_kernels.h"  // GEMM_ISA: plain C accumulates without FMA
 #include "test.h"
 #include "util/pool.h"
 
@@ -357,6 +358,70 @@ static void test_threads_bit_identical(void) {
     pool_init(1);
 }
 
+// ---- every element is the frozen chain, bit for bit ----
+// What the training figures were measured on (any change flips recall seeds):
+// per element, per K block of GEMM_KC steps from k = 0, an accumulator from 0
+// over k ascending, acc = fma(a, b, acc) (plain C: acc + a*b, two roundings,
+// as C11 does not contract them); then t = alpha*acc and c = fma(b, c, t)
+// (plain C: t + b*c), b = beta for the first block (0: c not read, c = t),
+// 1 after. Written out here once more, scalar, for every transpose, over
+// products that cross every blocking gemm.c does: several K blocks, row
+// blocks, column panels (also the narrower panels of a long K), edge tiles
+// and half-width ones, B read in place (few rows) and packed. Re-blocking,
+// re-packing or re-tiling gemm is free; changing this chain fails here.
+static float chain_ref(int fused, const float *arow, size_t astep, const float *bcol, size_t bstep, size_t K,
+                       float alpha, float beta, float c) {
+    for (size_t k0 = 0; k0 < K; k0 += GEMM_KC) {
+        size_t k1 = K - k0 < GEMM_KC ? K : k0 + GEMM_KC;
+        float acc = 0.0f;
+        for (size_t k = k0; k < k1; k++) {
+            float a = arow[k * astep], b = bcol[k * bstep];
+            acc = fused ? fmaf(a, b, acc) : acc + a * b;
+        }
+        float t = alpha * acc, b = k0 == 0 ? beta : 1.0f;
+        c = b == 0.0f ? t : fused ? fmaf(b, c, t) : t + b * c;
+    }
+    return c;
+}
+
+static void test_chain_exact(void) {
+    int fused = strcmp(GEMM_ISA, "plain-c") != 0;
+    static const size_t shp[][3] = {{37, 70, 600},   {200, 45, 300}, {50, 600, 300},
+                                    {9, 33, 2300},   {9, 520, 2100}, {1, 40, 600}, {40, 1, 600}};
+    static const float betas[] = {0.0f, 0.3f};
+    for (int t = 0; t < 4; t++)
+        for (size_t s = 0; s < sizeof shp / sizeof shp[0]; s++)
+            for (int bi = 0; bi < 2; bi++) {
+                int ta = t >> 1, tb = t & 1;
+                size_t M = shp[s][0], N = shp[s][1], K = shp[s][2];
+                size_t lda = (ta ? M : K) + 1, ldb = (tb ? K : N) + 2, ldc = N + 3;
+                float alpha = 0.7f, beta = betas[bi];
+                float *A = malloc((ta ? K : M) * lda * sizeof(float));
+                float *B = malloc((tb ? N : K) * ldb * sizeof(float));
+                float *C0 = malloc(M * ldc * sizeof(float)), *C = malloc(M * ldc * sizeof(float));
+                fill(A, (ta ? K : M) * lda), fill(B, (tb ? N : K) * ldb), fill(C0, M * ldc);
+                size_t mism = 0;
+                for (int which = FAST_SERIAL; which <= FAST_THREADED; which++) {
+                    pool_init(which == FAST_THREADED ? 2 : 1);
+                    memcpy(C, C0, M * ldc * sizeof(float));
+                    fast(which, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+                    for (size_t i = 0; i < M; i++)
+                        for (size_t j = 0; j < N; j++) {
+                            const float *arow = ta ? A + i : A + i * lda, *bcol = tb ? B + j * ldb : B + j;
+                            float want = chain_ref(fused, arow, ta ? lda : 1, bcol, tb ? 1 : ldb, K, alpha, beta,
+                                                   C0[i * ldc + j]);
+                            if (memcmp(&want, &C[i * ldc + j], sizeof want) != 0 && mism++ == 0)
+                                fprintf(stderr, "  %s ta=%d tb=%d M=%zu N=%zu K=%zu beta=%g: C[%zu][%zu] = %.9g, chain %.9g\n",
+                                        which == FAST_SERIAL ? "serial" : "threaded", ta, tb, M, N, K, beta, i, j,
+                                        C[i * ldc + j], want);
+                        }
+                }
+                pool_init(1);
+                CHECK(mism == 0);
+                free(A), free(B), free(C0), free(C);
+            }
+}
+
 // The suites once more on gemm_bf16, where the CPU has AVX-512 BF16.
 #define BF16_SUITE(name)                                                                     \
     static void bf16_##name(void) {                                                          \
@@ -388,6 +453,7 @@ int main(void) {
     TEST(test_subproduct_bit_identical);
     TEST(test_b_in_place_bit_identical);
     TEST(test_threads_bit_identical);
+    TEST(test_chain_exact);
     TEST(bf16_test_odd_shapes);
     TEST(bf16_test_block_boundaries);
     TEST(bf16_test_unaligned_ld);
