@@ -125,16 +125,17 @@ static void quantize_plain(uint8_t *u, const float *x, size_t K, MatvecInput act
 static inline __mmask16 first_n(size_t n) { return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u); }
 
 // range_plain 16 at a time: max is exact in any order, so the same value.
+// Only the max the input's kind needs (|x| or x) is reduced.
 I8_TARGET static float range_avx512(const float *x, size_t K, MatvecInput act) {
-    __m512 amax = _mm512_setzero_ps(), xmax = _mm512_set1_ps(-INFINITY), zero = _mm512_setzero_ps();
+    __m512 mx = act == MATVEC_IN_GELU ? _mm512_set1_ps(-INFINITY) : _mm512_setzero_ps(), zero = _mm512_setzero_ps();
     for (size_t k = 0; k < K; k += 16) {
         __mmask16 m = first_n(K - k);
         __m512 v = _mm512_maskz_loadu_ps(m, x + k);
-        amax = _mm512_max_ps(amax, _mm512_abs_ps(v));
-        xmax = _mm512_mask_max_ps(xmax, m, xmax, v);
+        mx = act == MATVEC_IN_GELU ? _mm512_mask_max_ps(mx, m, mx, v) : _mm512_max_ps(mx, _mm512_abs_ps(v));
         zero = _mm512_add_ps(zero, _mm512_mul_ps(v, _mm512_setzero_ps()));
     }
-    return range_of(_mm512_reduce_max_ps(amax), _mm512_reduce_max_ps(xmax), _mm512_reduce_add_ps(zero), act);
+    float r = _mm512_reduce_max_ps(mx);
+    return range_of(r, r, _mm512_reduce_add_ps(zero), act);
 }
 
 // The block of MATVEC_I8_BLOCK inputs from k0 quantised into u (u = 128 past

@@ -1,6 +1,7 @@
 #!/bin/sh
-# bf16_agreement.sh RUN [N [LEN]] — how often generation with bf16 weights
-# (`sample --weights bf16`) picks the same greedy next token as with fp32.
+# bf16_agreement.sh RUN [N [LEN [W]]] — how often generation with rounded
+# weights (`sample --weights W`, W = bf16 by default, or int8) picks the same
+# greedy next token as with fp32.
 #
 # N prompts (default 200) of LEN bytes (default 48, under the baby model's
 # block_size of 64) are taken at even steps through the validation split of
@@ -13,6 +14,7 @@ set -eu
 run=$1
 n=${2:-200}
 len=${3:-48}
+w=${4:-bf16}
 lm=${LMTRAIN:-./lmtrain}
 text=$(sed -n 's/^path *= *//p' "$run/config.ini")
 size=$(wc -c < "$text")
@@ -24,8 +26,8 @@ while [ "$i" -lt "$n" ]; do
     prompt=$(dd if="$text" bs=1 skip=$((start + i * span / n)) count="$len" 2>/dev/null)
     # the trailing x keeps a generated newline from being stripped
     a=$("$lm" sample --run "$run" --prompt "$prompt" --tokens 1 --temperature 0 --weights fp32 2>/dev/null; echo x)
-    b=$("$lm" sample --run "$run" --prompt "$prompt" --tokens 1 --temperature 0 --weights bf16 2>/dev/null; echo x)
+    b=$("$lm" sample --run "$run" --prompt "$prompt" --tokens 1 --temperature 0 --weights "$w" 2>/dev/null; echo x)
     [ "$a" = "$b" ] && agree=$((agree + 1))
     i=$((i + 1))
 done
-echo "$run: bf16 weights pick fp32's greedy next token at $agree of $n validation prompts ($len bytes each)"
+echo "$run: $w weights pick fp32's greedy next token at $agree of $n validation prompts ($len bytes each)"
