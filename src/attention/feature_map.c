@@ -2,14 +2,33 @@
 // One loop per map, branch-free bodies, so that each vectorises.
 #include "feature_map.h"
 
+#if defined(__AVX512F__) && defined(FP_FAST_FMAF)
+#include <immintrin.h>
+#define FMAP_ELU1_16 1
+// 16 values of elu+1: vexpf16 gives vexpf's bits lane by lane (test_vexp), so
+// these are the scalar loop's values; gcc's own vectorisation of that loop ran
+// about 1.4x slower in a loop over 4096 values on the Zen 4 target
+static inline void elu1_16(float *out, const float *x) {
+    __m512 v = _mm512_loadu_ps(x), zero = _mm512_setzero_ps();
+    __mmask16 pos = _mm512_cmp_ps_mask(v, zero, _CMP_GT_OQ);  // false for NaN, as x > 0.0f
+    __m512 e = vexpf16(_mm512_mask_blend_ps(pos, v, zero));
+    _mm512_storeu_ps(out, _mm512_mask_blend_ps(pos, e, _mm512_add_ps(v, _mm512_set1_ps(1.0f))));
+}
+#endif
+
 void fmap_forward(FeatureMap m, float *out, const float *x, size_t n) {
     switch (m) {
-    case FMAP_ELU1:
-        for (size_t i = 0; i < n; i++) {
+    case FMAP_ELU1: {
+        size_t i = 0;
+#ifdef FMAP_ELU1_16
+        for (; i + 16 <= n; i += 16) elu1_16(out + i, x + i);
+#endif
+        for (; i < n; i++) {
             float xi = x[i], e = vexpf(xi > 0.0f ? 0.0f : xi);  // NaN -> NaN
             out[i] = xi > 0.0f ? xi + 1.0f : e;
         }
         break;
+    }
     case FMAP_RELU:
         for (size_t i = 0; i < n; i++) out[i] = fmap_phi(FMAP_RELU, x[i]);
         break;
