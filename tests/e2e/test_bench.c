@@ -126,6 +126,25 @@ static void test_peak_and_generate_parts(void) {
     free(csv);
 }
 
+// Without AVX-512 VNNI (simulated) the int8 rows say so: the part runs, its
+// fp32 and bf16 rows are measured, and int8's two rows are marked skipped.
+static void test_generate_int8_skipped_without_vnni(void) {
+    char out[512], p[600];
+    tpath(out, sizeof out, "bench_novnni");
+    setenv("LMTRAIN_CPU_NO_VNNI", "1", 1);
+    char *argv[] = {"bench", "--quick", "--part", "generate", "--kinds", "linear", "--out", out, NULL};
+    int rc = run_lmtrain(argv);
+    unsetenv("LMTRAIN_CPU_NO_VNNI");
+    CHECK(rc == 0 && strstr(e2e_out, "int8 rows skipped") && strstr(e2e_out, "skipped: this CPU has no AVX-512 VNNI"));
+    snprintf(p, sizeof p, "%s/generate.csv", out);
+    char *csv = read_all(p, NULL);
+    CHECK(csv && count_lines(csv) == 7);
+    CHECK(csv && strstr(csv, "\nlinear,int8,64,,,,,,,,,,,skipped\n") && strstr(csv, "\nlinear,int8,16384,,,,,,,,,,,skipped\n"));
+    const char *b64 = csv ? strstr(csv, "\nlinear,bf16,64,") : NULL;
+    CHECK(b64 && csv_field(b64 + 1, 4) > 0);
+    free(csv);
+}
+
 // Part "profile": one row per op role and direction, FLOP rates where the op
 // multiplies, byte rates where it is element-wise, and the CPU shares adding
 // up to the whole step. Also the memory bandwidth the peak part now measures.
@@ -277,6 +296,7 @@ int main(void) {
     e2e_setup();
     TEST(test_length_part);
     TEST(test_peak_and_generate_parts);
+    TEST(test_generate_int8_skipped_without_vnni);
     TEST(test_profile_part);
     TEST(test_every_part_every_kind);
     TEST(test_usage_errors);
