@@ -24,6 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #define ROW_SUM_LANES 16
 #define ROW_SUM_GROUPS 4  // vectors of columns summed in one pass over the rows
@@ -37,10 +40,16 @@ typedef uint32_t RowSumBits __attribute__((vector_size(ROW_SUM_LANES * sizeof(ui
 static inline __attribute__((always_inline)) RowSumVec row_sum_load(const void *R, size_t i, int bf) {
     RowSumVec r;
     if (bf) {
+#if defined(__AVX512F__)
+        // one 512-bit widening (GCC splits the generic form below into two 256-bit ones)
+        __m512i w = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)((const uint16_t *)R + i))), 16);
+        memcpy(&r, &w, sizeof r);
+#else
         RowSumHalf h;
         memcpy(&h, (const uint16_t *)R + i, sizeof h);
         RowSumBits w = __builtin_convertvector(h, RowSumBits) << 16;
         memcpy(&r, &w, sizeof r);
+#endif
     } else {
         memcpy(&r, (const float *)R + i, sizeof r);
     }

@@ -41,6 +41,10 @@
 #include "kernels/bf16.h"
 #include "kernels/vexp.h"
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #define SM_LANES 16                         // cache slots per K panel: one 16-float vector
 #define SM_PANELS 4                         // panels per group, scored side by side (switch in scores)
 #define SM_GROUP (SM_PANELS * SM_LANES)     // cache slots per K group
@@ -91,10 +95,16 @@ static inline size_t ring(size_t i, size_t window) { return i < window ? i : i -
 static inline __attribute__((always_inline)) SmVec load_keys(const void *Kp, size_t i, int bf) {
     SmVec kv;
     if (bf) {
+#if defined(__AVX512F__)
+        // one 512-bit widening (GCC splits the generic form below into two 256-bit ones)
+        __m512i w = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)((const uint16_t *)Kp + i))), 16);
+        memcpy(&kv, &w, sizeof kv);
+#else
         SmHalf h;
         memcpy(&h, (const uint16_t *)Kp + i, sizeof h);
         SmBits w = __builtin_convertvector(h, SmBits) << 16;
         memcpy(&kv, &w, sizeof kv);
+#endif
     } else {
         memcpy(&kv, (const float *)Kp + i, sizeof kv);
     }
