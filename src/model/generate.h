@@ -56,7 +56,8 @@ typedef void (*GenLayerHook)(void *ctx, size_t layer, size_t pos, const float *q
 // GELU, attention, residual stream and sums stay fp32), or an int8 copy
 // (kernels/matvec_i8.h: a quarter of the bytes; each row quantised once, at
 // init, with its own scale, each product's input quantised with one scale for
-// the vector; the same parts stay fp32 as with bf16). int8 needs AVX-512 VNNI:
+// the vector; the same parts stay fp32 as with bf16, except softmax's KV cache,
+// kept in bf16: Generator.acfg.kv_bf16). int8 needs AVX-512 VNNI:
 // callers check matvec_i8_cpu_missing() first (the plain C kernel computes the
 // same numbers, for the tests, far slower).
 typedef enum { GEN_WEIGHTS_FP32, GEN_WEIGHTS_BF16, GEN_WEIGHTS_INT8 } GenWeights;
