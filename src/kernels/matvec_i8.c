@@ -91,8 +91,9 @@ void matvec_i8_pack(void *dst, const float *w, size_t OC, size_t K) {
 static inline float act_value(MatvecInput act, float x) { return act == MATVEC_IN_GELU ? gelu_value(x) : x; }
 
 // a (matvec_i8.h): max |x| for a plain input; for GELU's, max(max x, 0.17),
-// which bounds |GELU(x)| (GELU(x) <= x for x > 0, >= -0.16997 everywhere)
-// without computing GELU first. NaN if any x is infinite or NaN.
+// which bounds |GELU(x)| to within half a quantisation step (GELU(x) <= x for
+// x > 0; the tanh form's dip is -0.170041) without computing GELU first. NaN
+// if any x is infinite or NaN.
 static float range_of(float amax, float xmax, float zero, MatvecInput act) {
     if (zero != 0.0f) return NAN;  // the sum of x * 0: NaN if any value is infinite or NaN
     if (act == MATVEC_IN_GELU) return xmax > MATVEC_I8_GELU_FLOOR ? xmax : MATVEC_I8_GELU_FLOOR;
