@@ -1,10 +1,15 @@
 // bench_gemm.c — GFLOP/s of gemm on the product's shapes, next to the
 // machine's FMA peak. Not a test (no assertions); run it by hand:
 //   gcc -O3 -march=native -std=c11 -D_POSIX_C_SOURCE=200809L -Isrc -o /tmp/bench_gemm
-//       tests/bench_gemm.c src/kernels/gemm*.c src/util/err.c src/util/pool.c -lm -lpthread
+//       tests/bench_gemm.c src/kernels/gemm*.c src/kernels/bf16.c src/util/err.c src/util/pool.c -lm -lpthread
 //   /tmp/bench_gemm [max_threads, default 2]
+//   /tmp/bench_gemm roles [seconds per point, default 0.3]
+// "roles": the linear layers' three products at the bench models' shapes
+// (forward out = x W^T, dX = dY W, dW = dY^T X; M = B*T tokens), one thread,
+// GFLOP/s per CPU-second (best of 5), against the FMA peak measured the same way.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "kernels/gemm.h"
@@ -15,9 +20,11 @@
 #include <immintrin.h>
 #endif
 
+static clockid_t g_clock = CLOCK_MONOTONIC;  // "roles": this thread's CPU time
+
 static double now(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(g_clock, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -85,7 +92,59 @@ static double bench(int serial, int ta, int tb, size_t M, size_t N, size_t K) {
     return flops / best * 1e-9;
 }
 
+// Best-of-5 GFLOP/s of one role of a linear layer with T tokens, C inputs and
+// OC outputs, beta as in training (forward overwrites, the gradients add).
+enum { ROLE_FWD, ROLE_DX, ROLE_DW };
+static double bench_role(int role, size_t T, size_t C, size_t OC, double seconds) {
+    static const int ta[] = {0, 0, 1}, tb[] = {1, 0, 0};
+    size_t M = role == ROLE_DW ? OC : T, N = role == ROLE_FWD ? OC : C;
+    size_t K = role == ROLE_FWD ? C : role == ROLE_DX ? OC : T;
+    float beta = role == ROLE_FWD ? 0.0f : 1.0f;
+    float *A = rnd(M * K), *B = rnd(K * N), *Cm = rnd(M * N);
+    size_t lda = ta[role] ? M : K, ldb = tb[role] ? K : N;
+    double flops = 2.0 * (double)M * (double)N * (double)K, best = 0;
+    for (int trial = 0; trial < 5; trial++) {
+        long reps = 0;
+        double t0 = now(), dt;
+        do {
+            gemm(ta[role], tb[role], M, N, K, 1.0f, A, lda, B, ldb, beta, Cm, N);
+            reps++;
+            dt = now() - t0;
+        } while (dt < seconds);
+        if (flops * reps / dt > best) best = flops * reps / dt;
+    }
+    free(A), free(B), free(Cm);
+    return best * 1e-9;
+}
+
+static int roles(double seconds) {
+    g_clock = CLOCK_THREAD_CPUTIME_ID;
+    double peak = peak_gflops();
+    printf("kernel %s, %d x %d tiles; FMA peak, one core, per CPU-second: %.1f GFLOP/s\n", GEMM_ISA, GEMM_MR,
+           GEMM_NR, peak);
+    printf("GFLOP/s per CPU-second (%% of peak), 1 thread\n");
+    static const struct {
+        const char *name;
+        size_t T, C, OC;
+    } layer[] = {{"baby attn.qkv", 768, 128, 384},  {"baby attn.proj", 768, 128, 128},
+                 {"baby mlp.fc", 768, 128, 512},    {"baby mlp.proj", 768, 512, 128},
+                 {"large attn.qkv", 2048, 384, 1152}, {"large attn.proj", 2048, 384, 384},
+                 {"large mlp.fc", 2048, 384, 1536},  {"large mlp.proj", 2048, 1536, 384}};
+    static const char *role_name[] = {"fwd", "dX", "dW"};
+    for (size_t l = 0; l < sizeof layer / sizeof layer[0]; l++) {
+        printf("  %-16s", layer[l].name);
+        for (int r = ROLE_FWD; r <= ROLE_DW; r++) {
+            double g = bench_role(r, layer[l].T, layer[l].C, layer[l].OC, seconds);
+            printf("  %s %6.1f (%4.1f %%)", role_name[r], g, 100 * g / peak);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "roles") == 0) return roles(argc > 2 ? atof(argv[2]) : 0.3);
     int max_threads = argc > 1 ? atoi(argv[1]) : 2;
     printf("kernel %s, %d x %d tiles\n", GEMM_ISA, GEMM_MR, GEMM_NR);
     printf("FMA peak, one core: %.1f GFLOP/s\n", peak_gflops());

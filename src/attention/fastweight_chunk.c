@@ -40,8 +40,10 @@ size_t fw_saved_floats(const FwSlab *p) {
 }
 
 // ---- scratch ----
-// Ṽ = [v | 1] is never formed: v is read where it lies (rows ld apart) and the
-// ones column is `ones` (see gemm_v and the notes in the backward).
+// Ṽ = [v | 1] is formed only where a head size makes the backward's split
+// products round differently (vt, fw_ones_split_exact); otherwise v is read
+// where it lies (rows ld apart) and the ones column is `ones` (see gemm_v and
+// the notes in the backward).
 typedef struct {
     float *phq, *phk;  // (L, d) φ(q), φ(k) of the chunk
     float *ones;       // (chunk) 1.0: Ṽ's last column with normalize
@@ -51,6 +53,7 @@ typedef struct {
     float *dphq;       // (L, d)
     float *dphk;       // (L, d)
     float *dvt;        // (L, d) dL/dv (the ones column's gradient is not needed)
+    float *vt;         // (L, w) [v | 1] formed, or NULL (with normalize, where !fw_ones_split_exact(d))
     float *st;         // (d, w) forward: carried state [S | z]
     float *dst;        // (d, w) backward: dL/d(state after the chunk)
     float *pw;         // (chunk + 2) λ^n, n = 0 .. chunk + 1
@@ -59,6 +62,11 @@ typedef struct {
     float *eq, *ek;    // (chunk) query-from-state and key-to-state factors of the chunk
     double *b, *db;    // (chunk) cumulative log-decays b_r and dL/db_r
 } Scratch;
+
+int fw_ones_split_exact(size_t d) { return d < GEMM_KC || d % GEMM_KC == 0; }
+
+// the backward forms [v | 1] (see the note above fw_chunk_backward)
+static int formed_v(const FwSlab *p) { return p->normalize && !fw_ones_split_exact(p->dh); }
 
 static Scratch scratch_at(const FwSlab *p, float *base) {
     size_t chunk = p->chunk, d = p->dh, w = width(p);
@@ -73,6 +81,8 @@ static Scratch scratch_at(const FwSlab *p, float *base) {
     s.dphq = f; f += round16(chunk * d);
     s.dphk = f; f += round16(chunk * d);
     s.dvt = f;  f += round16(chunk * d);
+    s.vt = NULL;
+    if (formed_v(p)) s.vt = f, f += round16(chunk * w);
     s.st = f;   f += round16(d * w);
     s.dst = f;  f += round16(d * w);
     s.pw = f;   f += round16(chunk + 2);
@@ -88,7 +98,7 @@ static Scratch scratch_at(const FwSlab *p, float *base) {
 size_t fw_scratch_floats(const FwSlab *p) {
     size_t chunk = p->chunk, d = p->dh, w = width(p);
     return 5 * round16(chunk * d) + round16(chunk * w) + 2 * round16(chunk * chunk) + 2 * round16(d * w) +
-           round16(chunk + 2) + 5 * round16(chunk) + 2 * round16(2 * chunk);
+           round16(chunk + 2) + 5 * round16(chunk) + 2 * round16(2 * chunk) + (formed_v(p) ? round16(chunk * w) : 0);
 }
 
 // λ^n and the ones column
@@ -327,7 +337,10 @@ static void db_row(const float *dr, const float *ar, const float *gr, size_t r, 
 // too: a multiply by 1, exact, then that add). That holds while the K sum is
 // one gemm block there (d < GEMM_KC, or d a multiple of it, where x starts a
 // block of its own); a head size above GEMM_KC = 256 and not a multiple of it
-// rounds differently from a [v | 1] product (no configuration comes near).
+// rounds differently from a [v | 1] product: there (a head size the configs
+// shipped do not use, but a user may: d_model 300, heads 1) the backward forms
+// [v | 1] in scratch and runs the two products over it, as the code before
+// the split did, so no configuration's bits changed (fw_ones_split_exact).
 
 double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float *dll_t,
                          const float *dy, const float *y, const float *saved, float *scratch,
@@ -347,6 +360,10 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         load_chunk(p, &s, t0, L, q, k);
         const float *vc = v + t0 * p->ld;  // the chunk's v, (L, d) rows ld apart
         float es = chunk_decay(p, &s, t0, L);
+        for (size_t r = 0; r < L && s.vt; r++) {  // [v | 1] formed (formed_v)
+            memcpy(s.vt + r * w, vc + r * p->ld, d * sizeof(float));
+            s.vt[r * w + d] = 1.0f;
+        }
 
         // dÑ: y_r = num_r / den_r  =>  dnum_r = dy_r / den_r,
         //                             dden_r = -(dy_r · y_r) / den_r
@@ -367,10 +384,13 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         // G's last term, dden_r · 1 (normalize), is added to the product over v
         // below (see the note above fw_chunk_backward)
         gemm_serial(0, 1, L, L, d, 1.0f, s.phq, d, s.phk, d, 0.0f, s.a, L);
-        gemm_serial(0, 1, L, L, d, 1.0f, s.nt, w, vc, p->ld, 0.0f, s.g, L);
+        if (s.vt)
+            gemm_serial(0, 1, L, L, w, 1.0f, s.nt, w, s.vt, w, 0.0f, s.g, L);
+        else
+            gemm_serial(0, 1, L, L, d, 1.0f, s.nt, w, vc, p->ld, 0.0f, s.g, L);
         for (size_t r = 0; r < L; r++) {
             float *ar = s.a + r * L, *gr = s.g + r * L;
-            if (p->normalize)
+            if (p->normalize && !s.vt)
                 for (size_t j = 0; j <= r; j++) gr[j] += s.nt[r * w + d];  // (j > r: masked below)
             const float *dr = unit ? NULL : decay_row(p, &s, r);
             if (grad) db_row(dr ? dr : s.pw, ar, gr, r, db);  // (λ = 1: pw holds ones)
@@ -396,8 +416,11 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         // S̃' = ... + Φkᵀ diag(exp(b_{L-1} − b_s)) Ṽ:  dΦk_s = ek_s (Ṽ dS̃'ᵀ)_s,
         //   x_s = ek_s φk_s · (Ṽ dS̃'ᵀ)_s goes to db_{L-1} − db_s
         if (!zero_dst) {
-            gemm_serial(0, 1, L, d, d, 1.0f, vc, p->ld, s.dst, w, 0.0f, s.dphk, d);
-            for (size_t j = 0; j < L && p->normalize; j++)  // Ṽ's ones times dz
+            if (s.vt)
+                gemm_serial(0, 1, L, d, w, 1.0f, s.vt, w, s.dst, w, 0.0f, s.dphk, d);
+            else
+                gemm_serial(0, 1, L, d, d, 1.0f, vc, p->ld, s.dst, w, 0.0f, s.dphk, d);
+            for (size_t j = 0; j < L && p->normalize && !s.vt; j++)  // Ṽ's ones times dz
                 for (size_t i = 0; i < d; i++) s.dphk[j * d + i] += s.dst[i * w + d];
             for (size_t j = 0; j < L && (grad || !unit); j++) {
                 float *zr = s.dphk + j * d;

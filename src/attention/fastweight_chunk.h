@@ -55,6 +55,12 @@ typedef struct {
 size_t fw_saved_floats(const FwSlab *p);
 size_t fw_scratch_floats(const FwSlab *p);
 
+// Whether, for head size d, a product along [v | 1]'s width w = d + 1 (K = w)
+// equals the product over v alone (K = d) plus the ones column's term added
+// after, bit for bit: while the K sum is one gemm block there (d < GEMM_KC, or
+// d a multiple of it). Where not, the backward forms [v | 1] (fastweight_chunk.c).
+int fw_ones_split_exact(size_t d);
+
 // y (T, dh) = the read-outs above for q, k, v (T, dh), rows ld (y: ldy) apart. Returns ||S_{T-1}||_F
 // (the dh x dh memory after the last position, not z).
 double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch, const float *q,

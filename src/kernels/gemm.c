@@ -153,8 +153,8 @@ static float *pack_bufs_bk(PackBufs *pb, size_t n) {
 //     pc: GEMM_KC steps of K     the C block (mc x nc) stays in L2 over all of K
 //      jr, ir: tiles
 // The other order (K blocks outside the row blocks) streams all of C's rows
-// through memory once per K block, and its stores and reloads evict the B
-// panel (measured: ~10 % of the large model's forward and dX products, docs/speed.md).
+// through memory once per K block, beside the B panel in L2: measured, a tenth
+// to a sixth of the large model's forward and dX products' time (docs/speed.md).
 // Each tile runs the K blocks in the same order with the same beta, so every
 // element is the same chain as in the other order.
 static void gemm_block_k_inner(const GemmArgs *g, PackBufs *pb, int b_in_place, size_t m0, size_t m1,

@@ -250,7 +250,7 @@ static int force_plain;
 void matvec_bf16_force_plain(int on) { force_plain = on; }
 
 // The CPU check once per process (it reads the environment for its test hook).
-static int use_asm(void) {
+static int use_avx512_bf16(void) {
 #if defined(BF16_HAVE_KERNELS)
     static int have = -1;
     if (have < 0) have = bf16_cpu_missing() == NULL;
@@ -260,13 +260,13 @@ static int use_asm(void) {
 #endif
 }
 
-const char *matvec_bf16_kernel(void) { return use_asm() ? "avx512-bf16" : "plain-c"; }
+const char *matvec_bf16_kernel(void) { return use_avx512_bf16() ? "avx512-bf16" : "plain-c"; }
 
 void matvec_bf16_in(float *out, const float *inp, MatvecInput act, const uint16_t *packed, size_t K, size_t OC,
                     MatvecMode mode, uint32_t *scratch) {
     size_t P = pairs(K);
     const uint32_t *w = (const uint32_t *)(const void *)packed;
-    int fast = use_asm();
+    int fast = use_avx512_bf16();
     if (!fast || OC == 0) round_input(scratch, inp, K, act);
     for (size_t r = 0; r < OC; r += MATVEC_PANEL) {
         size_t n = min_sz(MATVEC_PANEL, OC - r), nq = vecs(n);

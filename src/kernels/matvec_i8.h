@@ -12,10 +12,13 @@
 //       unsigned operand of vpdpbusd).
 //   With MATVEC_IN_GELU the vector quantised is GELU(inp) (gelu_value, bit
 //   for bit gelu_forward's), and a = max(max_k inp[k], MATVEC_I8_GELU_FLOOR):
-//   a bound on |GELU(inp)| known before GELU is computed (GELU(x) <= x for
-//   x > 0 and >= -0.16997 everywhere), so GELU and the quantisation can run
-//   a block at a time inside the product (at most a few bits of a 127-step
-//   grid lost against the exact max when every input is below 0.17).
+//   known before GELU is computed, so GELU and the quantisation can run a
+//   block at a time inside the product (at most a few bits of a 127-step grid
+//   lost against the exact max when every input is below 0.17). It bounds
+//   |GELU(inp)| to within half a step: GELU(x) <= x for x > 0, and below zero
+//   gelu_value (the tanh form) dips to -0.170041 at x = -0.7526 (the erf
+//   form's -0.16997 is not this code's), 0.03 of a step past -127, where the
+//   clamp holds it: less than the rounding's half step (test_gelu_floor).
 //   A row or input whose largest |value| is below MATVEC_I8_TINY is taken as
 //   zero (scale 0): 127 / m would overflow near the bottom of the float range,
 //   and the values such a row or input contributes are below 1e-30 anyway.
@@ -50,7 +53,7 @@
 
 #define MATVEC_I8_MAX_K 65536  // acc stays exact in int32 up to here
 #define MATVEC_I8_TINY 1e-30f
-#define MATVEC_I8_GELU_FLOOR 0.17f  // >= max |GELU(x)| over x <= 0
+#define MATVEC_I8_GELU_FLOOR 0.17f  // max |GELU(x)| over x <= 0 within half a step (above)
 #define MATVEC_I8_BLOCK 64  // inputs quantised at a time inside the product
 
 // bytes of the packed copy of a (OC, K) weight (a multiple of 64)

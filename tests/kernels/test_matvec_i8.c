@@ -10,6 +10,7 @@
 // product against the fp32 one within the quantisation bound derived below.
 #include <stdint.h>
 
+#include "kernels/gelu.h"
 #include "kernels/matvec.h"
 #include "kernels/nn.h"
 #include "kernels/matvec_i8.h"
@@ -159,6 +160,35 @@ static void test_quantize_input(void) {
     }
 }
 
+// GELU's floor (matvec_i8.h): gelu_value dips just below -0.17 (the tanh
+// form's -0.170041, not the erf form's -0.16997), so with a = the floor its
+// lowest value lands past -127 on the grid; that overshoot must stay under
+// half a step, so the clamp costs less than the rounding does. Scanned over
+// [-4, 0] in steps of 2^-16; then the input at the dip, all inputs below
+// 0.17, quantised by both kernels to -127 within half a step.
+static void test_gelu_floor(void) {
+    float lo = 0;
+    for (float x = -4.0f; x <= 0.0f; x += 0x1p-16f) lo = fminf(lo, gelu_value(x));
+    if (getenv("VERBOSE"))
+        printf("  min gelu_value %.6f: %.4f steps of the floor's grid\n", lo, -lo * 127.0f / MATVEC_I8_GELU_FLOOR);
+    CHECK(lo < -0.17f);  // the dip this test is about (if GELU changes form, revisit the floor)
+    CHECK(-lo * 127.0f / MATVEC_I8_GELU_FLOOR <= 127.5f);
+    enum { K = 5 };
+    const float x[K] = {-0.752585f, 0.1f, -0.3f, 0.0f, -2.0f};
+    float v[K];
+    gelu_forward(v, x, K);
+    uint8_t *u = alloc64(matvec_i8_scratch_bytes(K));
+    for (int plain = 0; plain < 2; plain++) {
+        matvec_i8_force_plain(plain);
+        float sx = matvec_i8_quantize_input(u, x, MATVEC_IN_GELU, K);
+        CHECK(sx == MATVEC_I8_GELU_FLOOR / 127.0f);
+        CHECK((int)u[0] - 128 == -127);
+        for (size_t k = 0; k < K; k++) CHECK(fabs((double)v[k] / sx - ((int)u[k] - 128)) <= 0.5 + 1e-4);
+    }
+    matvec_i8_force_plain(0);
+    free(u);
+}
+
 // The product, exactly: sum_k (u_k - 128) q_ok in int64 over the unpacked
 // values, then (float)d * (s_o * s_x), against the kernel's output, bit for
 // bit, store and add mode, plain and GELU input (u from
@@ -287,6 +317,7 @@ static void test_nonfinite_row(void) {
 int main(void) {
     TEST(test_pack_quantises_each_row);
     TEST(test_quantize_input);
+    TEST(test_gelu_floor);
     TEST(test_exact_against_integer_loops);
     TEST(test_close_to_fp32);
     TEST(test_nonfinite_row);
