@@ -114,8 +114,8 @@ static void report(const LoadedRun *r, const Generator *g, size_t n_prompt, size
         size_t held = g->pos < g->window ? g->pos : g->window;
         fprintf(stderr,
                 "sample: KV cache in use: %s = %zu of %zu tokens x %zu layers x %zu heads x 2 x %zu "
-                "float32 (allocated for the full window: %s)\n",
-                used, held, g->window, m->L, m->H, m->dh, alloc);
+                "%s (allocated for the full window: %s)\n",
+                used, held, g->window, m->L, m->H, m->dh, g->acfg.kv_bf16 ? "bf16" : "float32", alloc);
     } else {
         fprintf(stderr, "sample: fast-weight state in use: %s = %zu layers x %zu float32, the same at any "
                         "length\n", used, m->L, g->state_floats);

@@ -120,7 +120,7 @@ static void test_sample_deterministic_for_seed(void) {
 }
 
 // --weights bf16 and int8: the same interface, the weights streamed in bf16 or
-// int8 (said on stderr); int8 where the CPU has AVX-512 VNNI
+// int8 (said on stderr, with the KV cache's format); int8 where the CPU has AVX-512 VNNI
 static void test_sample_bf16_int8_weights(void) {
     const char *runs[] = {run_sm, run_dec}, *formats[] = {"bf16", "int8"};
     for (int f = 0; f < 2; f++) {
@@ -135,6 +135,8 @@ static void test_sample_bf16_int8_weights(void) {
             char said[32];
             snprintf(said, sizeof said, "weights in %s", formats[f]);
             CHECK(rc == 0 && strstr(e2e_out, said) != NULL);
+            // softmax's KV cache: bf16 with int8 weights, else float32 (said in the memory line)
+            if (runs[r] == run_sm) CHECK(strstr(e2e_out, f == 1 ? " bf16 (allocated" : " float32 (allocated") != NULL);
             char *a = read_out();
             CHECK(a && strncmp(a, "the cat", 7) == 0 && strlen(a) == 7 + 80);
             free(a);
