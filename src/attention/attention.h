@@ -30,6 +30,10 @@ typedef struct {
     KeyNorm key_norm;     // sum or l2 normalisation of φ(q), φ(k) (kinds with uses_key_norm)
     int data_decay;       // λ per token from an extra aux input (decay.h; kinds with data_decay)
     int decay_learned;    // θ is trained (decay = learned | data), else it stays at decay_init
+    int kv_bf16;          // generation only, kinds with a KV cache (softmax): step()'s state holds
+                          // K and V in bf16, each rounded to nearest even as it is inserted (half
+                          // the bytes; scores and sums stay fp32). Set by the generator with int8
+                          // weights (model/generate.h); 0 everywhere else, and ignored by training
 } AttnConfig;
 
 // Where a batch's q, k, v (and dq, dk, dv), and y (and dy) lie in memory, for
@@ -119,7 +123,8 @@ typedef struct AttnKind {
 
     // ---- generation: one token at a time, one layer, all heads ----
     // Floats of state for one sequence. `window` is the KV-cache capacity for
-    // kinds that cache (softmax); fast-weight kinds ignore it.
+    // kinds that cache (softmax); fast-weight kinds ignore it. With kv_bf16 the
+    // cache's bf16 values live in this float array, two to a float.
     size_t (*state_floats)(const AttnConfig *c, size_t window);
     void (*state_reset)(const AttnConfig *c, float *state, size_t window);
     // q, k, v: (H, dh); aux: (H, n_aux); y: (H, dh). `pos` = tokens absorbed

@@ -26,6 +26,7 @@
 //
 // Generation: a ring-buffer KV cache of `window` entries per head (softmax_cache.c).
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "attention.h"
@@ -274,7 +275,7 @@ static void sm_step(const AttnConfig *c, float *state, size_t window, size_t pos
 }
 
 static size_t sm_memory_bytes(const AttnConfig *c, size_t len) {
-    return 2 * (size_t)c->heads * len * (size_t)c->dh * sizeof(float);
+    return 2 * (size_t)c->heads * len * (size_t)c->dh * (c->kv_bf16 ? sizeof(uint16_t) : sizeof(float));
 }
 
 // ---- what the rest of the program asks ----

@@ -6,6 +6,9 @@
 // softmax_cache.c). Every output is the same chain of
 // float operations as the obvious loop over keys and dimensions, so the layout
 // changes no value (tests/attention/test_softmax.c).
+// With AttnConfig.kv_bf16 the cache holds K and V in bf16 (rounded to
+// nearest even as inserted, half the bytes); a step then gives the bits the
+// fp32 cache gives holding those rounded values.
 #pragma once
 #include <stddef.h>
 

@@ -78,8 +78,10 @@ void generator_init_weights(Generator *g, const Model *m, GenWeights weights) {
     memset(g, 0, sizeof *g);
     g->m = m;
     g->weights = weights;
+    g->acfg = m->acfg;
+    g->acfg.kv_bf16 = weights == GEN_WEIGHTS_INT8;  // see generate.h
     g->window = m->Tmax;
-    g->state_floats = m->kind->state_floats(&m->acfg, g->window);
+    g->state_floats = m->kind->state_floats(&g->acfg, g->window);
     size_t total;
     if (!size_mul(m->L, g->state_floats, &total)) {
         fprintf(stderr, "lmtrain: generation state too large (%zu layers x %zu floats)\n", m->L,
@@ -166,7 +168,7 @@ void generator_free(Generator *g) {
 void generator_reset(Generator *g) {
     const Model *m = g->m;
     for (size_t l = 0; l < m->L; l++)
-        m->kind->state_reset(&m->acfg, generator_layer_state(g, l), g->window);
+        m->kind->state_reset(&g->acfg, generator_layer_state(g, l), g->window);
     if (g->prev_k) memset(g->prev_k, 0, m->L * m->C * sizeof(float));
     g->pos = 0;
 }
@@ -178,14 +180,14 @@ int generator_extend(Generator *g, size_t pos) {
     if (!m->kind->state_extend || g->pos == 0 || pos < g->pos) return 0;
     size_t have = g->pos < g->window ? g->pos : g->window;
     for (size_t l = 0; l < m->L; l++)
-        m->kind->state_extend(&m->acfg, generator_layer_state(g, l), g->window, have, pos);
+        m->kind->state_extend(&g->acfg, generator_layer_state(g, l), g->window, have, pos);
     g->pos = pos;
     return 1;
 }
 
 size_t generator_state_bytes_used(const Generator *g) {
     size_t len = g->pos < g->window ? g->pos : g->window;
-    return model_inference_bytes(g->m, len);
+    return g->m->L * g->m->kind->memory_bytes(&g->acfg, len);  // model_inference_bytes, with the cache's format
 }
 
 size_t generator_state_bytes_allocated(const Generator *g) {
@@ -228,7 +230,7 @@ static void attention_block(Generator *g, size_t l, size_t pos) {
         k = g->k;
     }
     const float *theta = y->theta ? y->theta->data : NULL;
-    m->kind->step(&m->acfg, generator_layer_state(g, l), g->window, pos, g->att, q, k, v, aux,
+    m->kind->step(&g->acfg, generator_layer_state(g, l), g->window, pos, g->att, q, k, v, aux,
                   theta);
     if (g->hook) g->hook(g->hook_ctx, l, pos, q, k, v, aux, g->att);
     const float *a = g->att;

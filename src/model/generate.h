@@ -12,7 +12,9 @@
 // The matrices are read through packed copies (see Generator.packed): in fp32
 // the products are the same arithmetic as the training forward's rows, bit for
 // bit; GEN_WEIGHTS_BF16 trades that for half the bytes read per token,
-// GEN_WEIGHTS_INT8 for a quarter.
+// GEN_WEIGHTS_INT8 for a quarter, and keeps softmax's KV cache in bf16 (half
+// its bytes: with int8 weights the fp32 cache no longer fitted in L2 beside
+// them; docs/speed.md).
 //
 // Positions. The token absorbed at `pos` (0-based: tokens absorbed before it
 // since the last reset) gets the position embedding row min(pos, block_size-1):
@@ -54,7 +56,8 @@ typedef void (*GenLayerHook)(void *ctx, size_t layer, size_t pos, const float *q
 // GELU, attention, residual stream and sums stay fp32), or an int8 copy
 // (kernels/matvec_i8.h: a quarter of the bytes; each row quantised once, at
 // init, with its own scale, each product's input quantised with one scale for
-// the vector; the same parts stay fp32 as with bf16). int8 needs AVX-512 VNNI:
+// the vector; the same parts stay fp32 as with bf16, except softmax's KV cache,
+// kept in bf16: Generator.acfg.kv_bf16). int8 needs AVX-512 VNNI:
 // callers check matvec_i8_cpu_missing() first (the plain C kernel computes the
 // same numbers, for the tests, far slower).
 typedef enum { GEN_WEIGHTS_FP32, GEN_WEIGHTS_BF16, GEN_WEIGHTS_INT8 } GenWeights;
@@ -76,6 +79,7 @@ typedef struct {
     size_t *offset;       // (L * GEN_PER_LAYER + 1) where each matrix starts, in elements (int8: bytes)
     uint32_t *x2;         // bf16 only: a product's input rounded to bf16 pairs
     uint8_t *xq;          // int8 only: a product's input quantised (matvec_i8_quantize_input)
+    AttnConfig acfg;      // the model's, with kv_bf16 set for int8 weights (a bf16 KV cache)
     size_t window;        // KV-cache capacity in tokens (= block_size); ignored by fast-weight kinds
     size_t state_floats;  // floats of attention state per layer: kind->state_floats(window)
     size_t pos;           // tokens absorbed since the last reset
@@ -120,7 +124,8 @@ const float *generator_step(Generator *g, int token, size_t pos);
 int generator_extend(Generator *g, size_t pos);
 
 // Attention state of layer l: (state_floats). Fast-weight kinds: per head S
-// (dh, dh) then z (dh); softmax: per head K (window, dh) then V (window, dh).
+// (dh, dh) then z (dh); softmax: per head K (window, dh) then V (window, dh),
+// in bf16 with int8 weights (acfg.kv_bf16; softmax_cache.c has the layout).
 float *generator_layer_state(Generator *g, size_t l);
 // Bytes of attention state holding the sequence now, all layers: the KV cache
 // entries in use (softmax: min(pos, window) tokens) or the fixed state.

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "attention/attention.h"
+#include "kernels/bf16.h"
 #include "kernels/vexp.h"
 #include "test.h"
 #include "util/pool.h"
@@ -525,9 +526,10 @@ static void test_step_long_context_in_blocks(void) {
 // t % have's key and value, and the next step (at pos) the same output, bit
 // for bit; positions before and at the window. Past it the ring is full either
 // way: the same state as at the window.
-static void test_state_extend_is_repeated_steps(void) {
+static void state_extend_is_repeated_steps(int bf) {
     size_t H = 2, dh = 8, have = 5, window = 12, poss[] = {5, 6, 11, 12};
     AttnConfig c = cfg_of((int)H, (int)dh);
+    c.kv_bf16 = bf;
     CHECK(K_->state_extend != NULL);
     Rng r;
     rng_seed(&r, 77);
@@ -563,6 +565,12 @@ static void test_state_extend_is_repeated_steps(void) {
         }
     }
     free(q), free(k), free(v), free(y1), free(y2), free(a), free(b);
+}
+
+// both cache formats (kv_bf16: the entries copied are bf16 values)
+static void test_state_extend_is_repeated_steps(void) {
+    state_extend_is_repeated_steps(0);
+    state_extend_is_repeated_steps(1);
 }
 
 // The step's fp32 arithmetic, written the obvious way over a row-major cache
@@ -612,34 +620,55 @@ static void obvious_step(float *Kc, float *Vc, size_t window, size_t pos, float 
     }
 }
 
+// k and v as a bf16 cache holds them (kv_bf16): each rounded to nearest even
+static void bf16_round_into(float *dst, const float *src, size_t n) {
+    for (size_t i = 0; i < n; i++) dst[i] = bf16_round(src[i]);
+}
+
 // Bit for bit against obvious_step: head sizes that fill the 16-lane panels
 // and vectors exactly, leave a tail, or are smaller than one; windows below,
 // at and past the 256-key block and not multiples of 16, so the ring wraps
-// inside a panel and a block; 700 tokens, every step compared.
+// inside a panel and a block; 700 tokens, every step compared. With kv_bf16
+// (bf = 1) the obvious loops get k and v rounded to bf16 first: the bf16
+// cache must give exactly the fp32 cache's bits on those values (3 heads
+// there, so some states are an odd number of bf16 values: the last float is
+// half used, and the sanitizer build sees a step that writes past it).
 static void test_step_bit_identical_to_obvious_loops(void) {
     size_t dims[] = {32, 8, 20, 64, 3}, windows[] = {700, 300, 257, 37, 16, 1};
-    size_t H = 2, T = 700;
-    for (size_t a = 0; a < sizeof dims / sizeof dims[0]; a++)
-        for (size_t b = 0; b < sizeof windows / sizeof windows[0]; b++) {
-            size_t dh = dims[a], window = windows[b];
-            AttnConfig c = cfg_of((int)H, (int)dh);
-            Rng r;
-            rng_seed(&r, 1000 + 10 * a + b);
-            float *st = fbuf(K_->state_floats(&c, window));
-            float *Kc = fbuf(H * window * dh), *Vc = fbuf(H * window * dh);
-            float *q = fbuf(H * dh), *k = fbuf(H * dh), *v = fbuf(H * dh), *y1 = fbuf(H * dh), *y2 = fbuf(H * dh);
-            K_->state_reset(&c, st, window);
-            int same = 1;
-            for (size_t t = 0; t < T; t++) {
-                fill_normal(q, H * dh, 2.0f, &r), fill_normal(k, H * dh, 1.0f, &r), fill_normal(v, H * dh, 1.0f, &r);
-                K_->step(&c, st, window, t, y1, q, k, v, NULL, NULL);
-                obvious_step(Kc, Vc, window, t, y2, q, k, v, H, dh);
-                same &= memcmp(y1, y2, H * dh * sizeof(float)) == 0;
+    size_t T = 700;
+    for (int bf = 0; bf <= 1; bf++)
+        for (size_t a = 0; a < sizeof dims / sizeof dims[0]; a++)
+            for (size_t b = 0; b < sizeof windows / sizeof windows[0]; b++) {
+                size_t dh = dims[a], window = windows[b], H = 2 + (size_t)bf;
+                AttnConfig c = cfg_of((int)H, (int)dh);
+                c.kv_bf16 = bf;
+                Rng r;
+                rng_seed(&r, 1000 + 10 * a + b);
+                float *st = fbuf(K_->state_floats(&c, window));
+                float *Kc = fbuf(H * window * dh), *Vc = fbuf(H * window * dh);
+                float *q = fbuf(H * dh), *k = fbuf(H * dh), *v = fbuf(H * dh), *y1 = fbuf(H * dh), *y2 = fbuf(H * dh);
+                float *kr = fbuf(H * dh), *vr = fbuf(H * dh);
+                K_->state_reset(&c, st, window);
+                int same = 1, rounded = 0;
+                for (size_t t = 0; t < T; t++) {
+                    fill_normal(q, H * dh, 2.0f, &r), fill_normal(k, H * dh, 1.0f, &r), fill_normal(v, H * dh, 1.0f, &r);
+                    K_->step(&c, st, window, t, y1, q, k, v, NULL, NULL);
+                    if (bf) {
+                        bf16_round_into(kr, k, H * dh), bf16_round_into(vr, v, H * dh);
+                        rounded |= memcmp(kr, k, H * dh * sizeof(float)) != 0;
+                        obvious_step(Kc, Vc, window, t, y2, q, kr, vr, H, dh);
+                    } else {
+                        obvious_step(Kc, Vc, window, t, y2, q, k, v, H, dh);
+                    }
+                    same &= memcmp(y1, y2, H * dh * sizeof(float)) == 0;
+                }
+                if (!same)
+                    fprintf(stderr, "  %s dh %zu window %zu: step differs from the obvious loops\n",
+                            bf ? "bf16" : "fp32", dh, window);
+                CHECK(same);
+                CHECK(rounded == bf);  // bf16: the rounding really changed the keys
+                free(st), free(Kc), free(Vc), free(q), free(k), free(v), free(y1), free(y2), free(kr), free(vr);
             }
-            if (!same) fprintf(stderr, "  dh %zu window %zu: step differs from the obvious loops\n", dh, window);
-            CHECK(same);
-            free(st), free(Kc), free(Vc), free(q), free(k), free(v), free(y1), free(y2);
-        }
 }
 
 // Scores of +0 and -0 (a tiny negative dot product times 1/sqrt(dh) rounds to
@@ -684,6 +713,13 @@ static void test_sizes_and_table(void) {
     CHECK(K_->state_floats(&c, 65) == 4 * (128 + 65) * 32);
     CHECK(K_->memory_bytes(&c, 100) == 2 * 4 * 100 * 32 * 4);
     CHECK(K_->memory_bytes(&c, 0) == 0);
+    // kv_bf16: the same elements at two bytes each, rounded up to whole floats
+    AttnConfig cb = c, odd = cfg_of(1, 3);
+    cb.kv_bf16 = odd.kv_bf16 = 1;
+    CHECK(K_->state_floats(&cb, 10) == 4 * (64 + 10) * 32 / 2);
+    CHECK(K_->state_floats(&cb, 65) == 4 * (128 + 65) * 32 / 2);
+    CHECK(K_->state_floats(&odd, 1) == ((64 + 1) * 3 + 1) / 2);  // 195 values: 98 floats
+    CHECK(K_->memory_bytes(&cb, 100) == 2 * 4 * 100 * 32 * 2);
     size_t n = K_->state_floats(&c, 10);
     float *st = fbuf(n);
     fill_nan(st, n);
