@@ -125,6 +125,8 @@ static void block_tiles(const GemmArgs *g, const float *ap, const float *bp, siz
                 gemm_micro_b(kc, ap + ir * kc, bp + jr, ldb, c, g->ldc, mr, nr, g->alpha, beta);
                 continue;
             }
+#else
+            (void)pc, (void)ldb;  // without in-place micro-kernels both operands are packed here
 #endif
             gemm_micro(kc, ap + ir * kc, bp + jr * kc, c, g->ldc, mr, nr, g->alpha, beta);
         }
