@@ -41,19 +41,14 @@
 #include "kernels/bf16.h"
 #include "kernels/vexp.h"
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #define SM_LANES 16                         // cache slots per K panel: one 16-float vector
 #define SM_PANELS 4                         // panels per group, scored side by side (switch in scores)
 #define SM_GROUP (SM_PANELS * SM_LANES)     // cache slots per K group
 #define SM_STEP_BLOCK 256                   // scores of one block of cached keys at a time
 
 typedef float SmVec __attribute__((vector_size(SM_LANES * sizeof(float))));
+_Static_assert(SM_LANES == ROW_SUM_LANES, "load_keys reads keys through row_sum_load");
 typedef int SmMask __attribute__((vector_size(SM_LANES * sizeof(int))));  // a comparison's lanes
-typedef uint16_t SmHalf __attribute__((vector_size(SM_LANES * sizeof(uint16_t))));  // 16 bf16 values
-typedef uint32_t SmBits __attribute__((vector_size(SM_LANES * sizeof(uint32_t))));
 
 // K's slots: whole groups
 static size_t panelled(size_t window) { return (window + SM_GROUP - 1) / SM_GROUP * SM_GROUP; }
@@ -91,24 +86,9 @@ static void put_entry_bf16(uint16_t *K, uint16_t *V, size_t slot, const float *k
 static inline size_t ring(size_t i, size_t window) { return i < window ? i : i - window; }
 
 // 16 keys' element d from Kp + i on: floats, or with bf bf16 values widened
-// to their exact floats (the 16 bits moved to the top)
+// to their exact floats (row_sum.h's load: the same 16 contiguous elements)
 static inline __attribute__((always_inline)) SmVec load_keys(const void *Kp, size_t i, int bf) {
-    SmVec kv;
-    if (bf) {
-#if defined(__AVX512F__)
-        // one 512-bit widening (GCC splits the generic form below into two 256-bit ones)
-        __m512i w = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const void *)((const uint16_t *)Kp + i))), 16);
-        memcpy(&kv, &w, sizeof kv);
-#else
-        SmHalf h;
-        memcpy(&h, (const uint16_t *)Kp + i, sizeof h);
-        SmBits w = __builtin_convertvector(h, SmBits) << 16;
-        memcpy(&kv, &w, sizeof kv);
-#endif
-    } else {
-        memcpy(&kv, (const float *)Kp + i, sizeof kv);
-    }
-    return kv;
+    return row_sum_load(Kp, i, bf);
 }
 
 // NP panels of one group from the one whose d = 0 vector is at Kp:
