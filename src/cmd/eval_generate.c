@@ -6,18 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "kernels/nn.h"
 #include "train/data.h"
 #include "util/err.h"
 
 static const double LN2 = 0.69314718055994530942;
-
-// -log softmax(logits)[target], in double
-static double token_loss(const float *logits, size_t V, int target) {
-    double mx = logits[0], sum = 0;
-    for (size_t v = 1; v < V; v++) mx = logits[v] > mx ? logits[v] : mx;
-    for (size_t v = 0; v < V; v++) sum += exp((double)logits[v] - mx);
-    return mx + log(sum) - (double)logits[target];
-}
 
 int eval_generate(const LoadedRun *r, size_t T, GenWeights w) {
     const Model *m = &r->model;
@@ -25,6 +18,7 @@ int eval_generate(const LoadedRun *r, size_t T, GenWeights w) {
     if (windows == 0)
         return err_set(ERR_RUNTIME, "eval: the validation split of %s holds no full window of %zu tokens", r->dir, T);
     int *inputs = xcalloc(T, sizeof(int)), *targets = xcalloc(T, sizeof(int));
+    float *probs = xcalloc(m->V, sizeof(float));  // crossentropy_forward's, unused here
     Generator g;
     generator_init_weights(&g, m, w);
     double sum = 0;
@@ -35,13 +29,15 @@ int eval_generate(const LoadedRun *r, size_t T, GenWeights w) {
         for (size_t t = 0; t < T; t++) {
             const float *logits = generator_step(&g, inputs[t], t);
             if (targets[t] < 0) continue;
-            sum += token_loss(logits, m->V, targets[t]);
+            // the training eval's own per-row loss (one row: no threads)
+            sum += crossentropy_forward(probs, NULL, logits, &targets[t], 1, m->V, NULL);
             n++;
         }
     }
     generator_free(&g);
     free(inputs);
     free(targets);
+    free(probs);
     double loss = n ? sum / (double)n : NAN;
     printf("run             %s (%s, step %llu)\n", r->dir, r->cfg.kind, (unsigned long long)r->st.step);
     printf("validation set  %zu windows of %zu tokens, through the generation path (one token at a time,\n"
