@@ -26,9 +26,11 @@
 // bf16 values (uint16_t elements, two to a float of the state): K and V are
 // rounded to nearest even as they are inserted and widened back to their
 // exact floats (a 16-bit shift) as they are read, so a step computes the same
-// fp32 chains as the fp32 cache would holding those rounded values. Why: with
-// int8 weights the fp32 cache was what no longer fitted in L2 at position 64
-// (docs/speed.md); half its bytes do.
+// fp32 chains as the fp32 cache would holding those rounded values. Why: a
+// step streams the whole cache, so half its bytes is up to half the step's
+// reading (measured 0.85-0.96x the time at position 64, 0.33-1.0x at 16 384;
+// docs/speed.md, which also shows the rest of softmax's cost at 64 is the
+// step's arithmetic, not the cache's size).
 //
 // Token number pos goes to slot pos % window; once full, it overwrites the
 // oldest entry. The current token is inserted first, then attended to.

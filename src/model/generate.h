@@ -13,8 +13,7 @@
 // the products are the same arithmetic as the training forward's rows, bit for
 // bit; GEN_WEIGHTS_BF16 trades that for half the bytes read per token,
 // GEN_WEIGHTS_INT8 for a quarter, and keeps softmax's KV cache in bf16 (half
-// its bytes: with int8 weights the fp32 cache no longer fitted in L2 beside
-// them; docs/speed.md).
+// the bytes a step streams from it; softmax_cache.c, docs/speed.md).
 //
 // Positions. The token absorbed at `pos` (0-based: tokens absorbed before it
 // since the last reset) gets the position embedding row min(pos, block_size-1):
