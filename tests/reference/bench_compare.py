@@ -3,7 +3,7 @@
 on the baby model for each attention kind.
 
     /usr/bin/python3 tests/reference/bench_compare.py [--lmtrain ./lmtrain] [--rounds 5]
-        [--kinds softmax,linear,linear_decay] [--threads 1] [--seconds 3] [--blas-dir DIR] [--no-bf16]
+        [--kinds softmax,linear,linear_decay,delta] [--threads 1] [--seconds 3] [--blas-dir DIR] [--no-bf16]
     (or `make bench-compare`, options in BENCH_COMPARE_ARGS)
 
 Needs PyTorch (Debian: apt-get install python3-torch); not part of `make test`.
@@ -21,7 +21,9 @@ The PyTorch side is torch_reference.py's model (written from SPEC section 4,
 not from lmtrain's C code): the baby model of configs/<kind>.ini, one full
 training step = forward, backward, gradient-norm clipping, AdamW, on a fixed
 batch of random tokens (12 x 64), eager mode. Its linear kinds use the naive
-masked form, what a PyTorch user writes for a 64-token context. The lmtrain
+masked form, what a PyTorch user writes for a 64-token context; delta the
+token recurrence as a loop over positions (the reference's own form; a
+chunked WY form in PyTorch would be faster and is not what it has). The lmtrain
 side is `lmtrain bench --part train --sizes baby --kinds K` (the same step on
 the same model and batch shape).
 
@@ -104,7 +106,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--lmtrain', default=os.path.join(ROOT, 'lmtrain'))
     ap.add_argument('--rounds', type=int, default=5)
-    ap.add_argument('--kinds', default='softmax,linear,linear_decay')
+    ap.add_argument('--kinds', default='softmax,linear,linear_decay,delta')
     ap.add_argument('--threads', type=int, default=1, help='threads for both (default 1)')
     ap.add_argument('--seconds', type=float, default=3.0, help='timed seconds per measurement (default 3)')
     ap.add_argument('--blas-dir', help='a folder holding the libblas.so.3 PyTorch should load')
