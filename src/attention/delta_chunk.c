@@ -194,11 +194,12 @@ void delta_normalize_n(const DeltaSlab *p, float *out, size_t n, float *divisors
     size_t d = p->dh;
     if (!p->normalize) return;
     float s[DELTA_FEATURES_MAX] = {0};
-    for (size_t i = 0; i < d; i++)
-        for (size_t c = 0; c < n; c++) {
-            float o = out[c * d + i];
-            s[c] += p->key_norm == KEYNORM_L2 ? o * o : o;
-        }
+    if (p->key_norm == KEYNORM_L2)
+        for (size_t i = 0; i < d; i++)
+            for (size_t c = 0; c < n; c++) s[c] += out[c * d + i] * out[c * d + i];
+    else
+        for (size_t i = 0; i < d; i++)
+            for (size_t c = 0; c < n; c++) s[c] += out[c * d + i];
     for (size_t c = 0; c < n; c++) {
         // + eps: φ = 0 (relu may give Σφ = 0) gives k̂ = 0 (no write, no read), not 0/0
         s[c] = p->key_norm == KEYNORM_L2 ? sqrtf(s[c] + p->eps) : s[c] + p->eps;
@@ -415,93 +416,80 @@ static inline DeltaVec join1(DeltaVec a, DeltaVec b) {  // -> lane 4m + k: row 4
     return __builtin_shufflevector(s, s, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 }
 
-typedef struct {
-    DeltaVec dy[FAST_MAX_NV], u[FAST_MAX_NV], du[FAST_MAX_NV];
-    float *G;
-    const float *P, *qh, *kh;
-    float lam, lb;
-} Rows;
+// the lane sums of 16 rows from their 8 row pairs' join8
+static inline DeltaVec join16(const DeltaVec h[8]) {
+    return join1(join2(join4(h[0], h[1]), join4(h[2], h[3])), join2(join4(h[4], h[5]), join4(h[6], h[7])));
+}
 
-// pass A, row i: G_i += q̂_i dy; du += k̂_i G_i; o = (P_i·dy, G_i·u, P_i·G_i) per lane
-static inline __attribute__((always_inline)) void row_a(size_t NV, size_t i, Rows *R, DeltaVec o[3]) {
+// pass A, d = 16 NV: per row i, G_i += q̂_i dy; du += k̂_i G_i; o0_i = P_i·dy,
+// o1_i = G_i·u, o2_i = P_i·G_i (each lane a running sum from 0, then join*)
+static inline __attribute__((always_inline)) void pass_a_fast(size_t NV, float *G, const float *P, const float *dy,
+                                                              const float *u, float *du, const float *qh,
+                                                              const float *kh, float *o0, float *o1, float *o2) {
     size_t d = NV * LANES;
-    DeltaVec a0 = {0}, a1 = {0}, a2 = {0}, g, p;
-    float qi = R->qh[i], ki = R->kh[i];
+    DeltaVec yv[FAST_MAX_NV], uv[FAST_MAX_NV], duv[FAST_MAX_NV];
     for (size_t v = 0; v < NV; v++) {
-        memcpy(&g, R->G + i * d + LANES * v, sizeof g);
-        memcpy(&p, R->P + i * d + LANES * v, sizeof p);
-        g = g + qi * R->dy[v];
-        memcpy(R->G + i * d + LANES * v, &g, sizeof g);
-        R->du[v] = R->du[v] + ki * g;
-        a0 = a0 + p * R->dy[v];
-        a1 = a1 + g * R->u[v];
-        a2 = a2 + p * g;
+        memcpy(&yv[v], dy + LANES * v, sizeof yv[v]);
+        memcpy(&uv[v], u + LANES * v, sizeof uv[v]);
+        duv[v] = (DeltaVec){0};
     }
-    o[0] = a0, o[1] = a1, o[2] = a2;
+    for (size_t i0 = 0; i0 < d; i0 += LANES) {
+        DeltaVec h[3][8];
+        for (size_t pr = 0; pr < 8; pr++) {
+            DeltaVec a[2][3];
+            for (size_t w = 0; w < 2; w++) {
+                size_t i = i0 + 2 * pr + w;
+                DeltaVec a0 = {0}, a1 = {0}, a2 = {0}, g, pv;
+                float qi = qh[i], ki = kh[i];
+                for (size_t v = 0; v < NV; v++) {
+                    memcpy(&g, G + i * d + LANES * v, sizeof g);
+                    memcpy(&pv, P + i * d + LANES * v, sizeof pv);
+                    g = g + qi * yv[v];
+                    memcpy(G + i * d + LANES * v, &g, sizeof g);
+                    duv[v] = duv[v] + ki * g;
+                    a0 = a0 + pv * yv[v];
+                    a1 = a1 + g * uv[v];
+                    a2 = a2 + pv * g;
+                }
+                a[w][0] = a0, a[w][1] = a1, a[w][2] = a2;
+            }
+            for (size_t q = 0; q < 3; q++) h[q][pr] = join8(a[0][q], a[1][q]);
+        }
+        DeltaVec r0 = join16(h[0]), r1 = join16(h[1]), r2 = join16(h[2]);
+        memcpy(o0 + i0, &r0, sizeof r0);
+        memcpy(o1 + i0, &r1, sizeof r1);
+        memcpy(o2 + i0, &r2, sizeof r2);
+    }
+    for (size_t v = 0; v < NV; v++) memcpy(du + LANES * v, &duv[v], sizeof duv[v]);
 }
-#define ROWS_A(name, sub, join, n)                                                                    \
-    static inline __attribute__((always_inline)) void name(size_t NV, size_t i, Rows *R, DeltaVec o[3]) { \
-        DeltaVec x[3], y[3];                                                                          \
-        sub(NV, i, R, x);                                                                             \
-        sub(NV, i + (n) / 2, R, y);                                                                   \
-        for (int q = 0; q < 3; q++) o[q] = join(x[q], y[q]);                                          \
-    }
-ROWS_A(rows2_a, row_a, join8, 2)
-ROWS_A(rows4_a, rows2_a, join4, 4)
-ROWS_A(rows8_a, rows4_a, join2, 8)
-ROWS_A(rows16_a, rows8_a, join1, 16)
 
-// pass B, row i: o = P_i·du per lane; G_i = λ G_i − c du (c = λβ k̂_i)
-static inline __attribute__((always_inline)) void row_b(size_t NV, size_t i, Rows *R, DeltaVec *o) {
+// pass B, d = 16 NV: per row i, pd_i = P_i·du; G_i = λ G_i − (λβ k̂_i) du
+static inline __attribute__((always_inline)) void pass_b_fast(size_t NV, float *G, const float *P, const float *du,
+                                                              const float *kh, float lam, float lb, float *pd) {
     size_t d = NV * LANES;
-    DeltaVec acc = {0}, g, p;
-    float c = R->lb * R->kh[i];
-    for (size_t v = 0; v < NV; v++) {
-        memcpy(&g, R->G + i * d + LANES * v, sizeof g);
-        memcpy(&p, R->P + i * d + LANES * v, sizeof p);
-        acc = acc + p * R->du[v];
-        g = R->lam * g - c * R->du[v];
-        memcpy(R->G + i * d + LANES * v, &g, sizeof g);
-    }
-    *o = acc;
-}
-#define ROWS_B(name, sub, join, n)                                                                 \
-    static inline __attribute__((always_inline)) void name(size_t NV, size_t i, Rows *R, DeltaVec *o) { \
-        DeltaVec x, y;                                                                             \
-        sub(NV, i, R, &x);                                                                         \
-        sub(NV, i + (n) / 2, R, &y);                                                               \
-        *o = join(x, y);                                                                           \
-    }
-ROWS_B(rows2_b, row_b, join8, 2)
-ROWS_B(rows4_b, rows2_b, join4, 4)
-ROWS_B(rows8_b, rows4_b, join2, 8)
-ROWS_B(rows16_b, rows8_b, join1, 16)
-#undef ROWS_A
-#undef ROWS_B
-
-static inline __attribute__((always_inline)) void pass_a_fast(size_t NV, Rows *R, const float *dy, const float *u,
-                                                              float *du, float *o0, float *o1, float *o2) {
-    for (size_t v = 0; v < NV; v++) {
-        memcpy(&R->dy[v], dy + LANES * v, sizeof(DeltaVec));
-        memcpy(&R->u[v], u + LANES * v, sizeof(DeltaVec));
-        R->du[v] = (DeltaVec){0};
-    }
-    for (size_t i0 = 0; i0 < NV * LANES; i0 += LANES) {
-        DeltaVec o[3];
-        rows16_a(NV, i0, R, o);
-        memcpy(o0 + i0, &o[0], sizeof o[0]);
-        memcpy(o1 + i0, &o[1], sizeof o[1]);
-        memcpy(o2 + i0, &o[2], sizeof o[2]);
-    }
-    for (size_t v = 0; v < NV; v++) memcpy(du + LANES * v, &R->du[v], sizeof(DeltaVec));
-}
-
-static inline __attribute__((always_inline)) void pass_b_fast(size_t NV, Rows *R, const float *du, float *pd) {
-    for (size_t v = 0; v < NV; v++) memcpy(&R->du[v], du + LANES * v, sizeof(DeltaVec));
-    for (size_t i0 = 0; i0 < NV * LANES; i0 += LANES) {
-        DeltaVec o;
-        rows16_b(NV, i0, R, &o);
-        memcpy(pd + i0, &o, sizeof o);
+    DeltaVec duv[FAST_MAX_NV];
+    for (size_t v = 0; v < NV; v++) memcpy(&duv[v], du + LANES * v, sizeof duv[v]);
+    for (size_t i0 = 0; i0 < d; i0 += LANES) {
+        DeltaVec h[8];
+        for (size_t pr = 0; pr < 8; pr++) {
+            DeltaVec a[2];
+            for (size_t w = 0; w < 2; w++) {
+                size_t i = i0 + 2 * pr + w;
+                DeltaVec acc = {0}, g, pv;
+                float c = lb * kh[i];
+                for (size_t v = 0; v < NV; v++) {
+                    memcpy(&g, G + i * d + LANES * v, sizeof g);
+                    memcpy(&pv, P + i * d + LANES * v, sizeof pv);
+                    acc = acc + pv * duv[v];
+                    g = lam * g - c * duv[v];
+                    memcpy(G + i * d + LANES * v, &g, sizeof g);
+                }
+                a[w] = acc;
+            }
+            h[pr] = join8(a[0], a[1]);
+        }
+        DeltaVec r = join16(h);
+        memcpy(pd + i0, &r, sizeof r);
     }
 }
 
@@ -509,12 +497,11 @@ static inline __attribute__((always_inline)) void pass_b_fast(size_t NV, Rows *R
 // o0_i = P_i·dy, o1_i = G_i·u, o2_i = P_i·G_i (G after the update)
 static void pass_a(size_t d, float *G, const float *P, const float *dy, const float *u, float *du,
                    const float *qh, const float *kh, float *o0, float *o1, float *o2) {
-    Rows R = {.G = G, .P = P, .qh = qh, .kh = kh};
     switch (fast_rows(d) ? d / LANES : 0) {
-    case 1: pass_a_fast(1, &R, dy, u, du, o0, o1, o2); return;
-    case 2: pass_a_fast(2, &R, dy, u, du, o0, o1, o2); return;
-    case 3: pass_a_fast(3, &R, dy, u, du, o0, o1, o2); return;
-    case 4: pass_a_fast(4, &R, dy, u, du, o0, o1, o2); return;
+    case 1: pass_a_fast(1, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
+    case 2: pass_a_fast(2, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
+    case 3: pass_a_fast(3, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
+    case 4: pass_a_fast(4, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
     default: break;
     }
     memset(du, 0, d * sizeof(float));
@@ -528,12 +515,11 @@ static void pass_a(size_t d, float *G, const float *P, const float *dy, const fl
 // Pass B over all d rows: pd_i = P_i·du; G = λG − λβ k̂ duᵀ
 static void pass_b(size_t d, float *G, const float *P, const float *du, const float *kh, float lam, float lb,
                    float *pd) {
-    Rows R = {.G = G, .P = P, .kh = kh, .lam = lam, .lb = lb};
     switch (fast_rows(d) ? d / LANES : 0) {
-    case 1: pass_b_fast(1, &R, du, pd); return;
-    case 2: pass_b_fast(2, &R, du, pd); return;
-    case 3: pass_b_fast(3, &R, du, pd); return;
-    case 4: pass_b_fast(4, &R, du, pd); return;
+    case 1: pass_b_fast(1, G, P, du, kh, lam, lb, pd); return;
+    case 2: pass_b_fast(2, G, P, du, kh, lam, lb, pd); return;
+    case 3: pass_b_fast(3, G, P, du, kh, lam, lb, pd); return;
+    case 4: pass_b_fast(4, G, P, du, kh, lam, lb, pd); return;
     default: break;
     }
     for (size_t i = 0; i < d; i++) pd[i] = pass_b_row(d, G + i * d, P + i * d, du, lam, lb * kh[i]);
@@ -583,15 +569,21 @@ size_t delta_scratch_floats(const DeltaSlab *p) {
            4 * round16(d);
 }
 
-// k̂, q̂, β of positions [t0, t0+L)
+// k̂, q̂, β of positions [t0, t0+L): φ over the chunk at once (element-wise),
+// the normalisations DELTA_FEATURES_MAX rows side by side (delta_features'
+// values: one float chain per row, i ascending)
 static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
     size_t d = p->dh;
-    for (size_t r = 0; r < L; r++) {
-        s->sk[r] = delta_features(p, s->kh + r * d, k + (t0 + r) * d);
-        s->sq[r] = delta_features(p, s->qh + r * d, q + (t0 + r) * d);
-        delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
+    fmap_forward(p->fmap, s->kh, k + t0 * d, L * d);
+    fmap_forward(p->fmap, s->qh, q + t0 * d, L * d);
+    for (size_t r = 0; r < L; r += DELTA_FEATURES_MAX) {
+        size_t n = L - r < DELTA_FEATURES_MAX ? L - r : DELTA_FEATURES_MAX;
+        for (size_t c = 0; c < n; c++) s->sk[r + c] = s->sq[r + c] = 1.0f;  // without normalize
+        delta_normalize_n(p, s->kh + r * d, n, s->sk + r);
+        delta_normalize_n(p, s->qh + r * d, n, s->sq + r);
     }
+    for (size_t r = 0; r < L; r++) delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
 }
 
 static float lam_at(const DeltaSlab *p, size_t t) { return p->lam_t ? p->lam_t[t] : p->lam; }
