@@ -395,9 +395,12 @@ static void first_e(size_t d, float lam, const float *S, const float *kh, const 
 enum { FAST_MAX_NV = 4 };
 static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= FAST_MAX_NV; }
 
-// a: 16 rows' partial sums, b: another 16 rows' (join8) or the groups of
-// earlier levels; each level adds a row's upper half of lanes to its lower
-// half and packs two inputs' halves into one vector.
+// a, b: two rows' 16 lane sums (join8) or the groups of earlier levels; each
+// level adds every row's upper half of lanes to its lower half and packs two
+// inputs' halves into one vector. (Static functions: the vector-return ABI
+// note gcc gives without AVX-512 does not apply.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
 static inline DeltaVec join8(DeltaVec a, DeltaVec b) {  // a, b one row each -> lanes 0-7 a's, 8-15 b's
     return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
            __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
@@ -420,6 +423,7 @@ static inline DeltaVec join1(DeltaVec a, DeltaVec b) {  // -> lane 4m + k: row 4
 static inline DeltaVec join16(const DeltaVec h[8]) {
     return join1(join2(join4(h[0], h[1]), join4(h[2], h[3])), join2(join4(h[4], h[5]), join4(h[6], h[7])));
 }
+#pragma GCC diagnostic pop
 
 // pass A, d = 16 NV: per row i, G_i += q̂_i dy; du += k̂_i G_i; o0_i = P_i·dy,
 // o1_i = G_i·u, o2_i = P_i·G_i (each lane a running sum from 0, then join*)
