@@ -397,8 +397,8 @@ static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= 
 
 // a, b: two rows' 16 lane sums (join8) or the groups of earlier levels; each
 // level adds every row's upper half of lanes to its lower half and packs two
-// inputs' halves into one vector. (Static functions: the vector-return ABI
-// note gcc gives without AVX-512 does not apply.)
+// inputs' halves into one vector. (Static functions down to pass_b: the
+// vector-argument ABI note gcc gives without AVX-512 does not apply to them.)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 static inline DeltaVec join8(DeltaVec a, DeltaVec b) {  // a, b one row each -> lanes 0-7 a's, 8-15 b's
@@ -423,7 +423,6 @@ static inline DeltaVec join1(DeltaVec a, DeltaVec b) {  // -> lane 4m + k: row 4
 static inline DeltaVec join16(const DeltaVec h[8]) {
     return join1(join2(join4(h[0], h[1]), join4(h[2], h[3])), join2(join4(h[4], h[5]), join4(h[6], h[7])));
 }
-#pragma GCC diagnostic pop
 
 // pass A, d = 16 NV: per row i, G_i += q̂_i dy; du += k̂_i G_i; o0_i = P_i·dy,
 // o1_i = G_i·u, o2_i = P_i·G_i (each lane a running sum from 0, then join*)
@@ -528,6 +527,8 @@ static void pass_b(size_t d, float *G, const float *P, const float *du, const fl
     }
     for (size_t i = 0; i < d; i++) pd[i] = pass_b_row(d, G + i * d, P + i * d, du, lam, lb * kh[i]);
 }
+
+#pragma GCC diagnostic pop
 
 // ---- saved: the state entering each chunk ----
 
