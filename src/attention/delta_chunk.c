@@ -14,6 +14,10 @@
 #include <immintrin.h>
 #endif
 
+// The 64-byte vectors below pass between static functions only: gcc's note
+// that their ABI differs without AVX-512 concerns no caller outside this file.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 // sub-buffers start on 16-float (64-byte) boundaries
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk - 1) / p->chunk : 0; }
@@ -397,10 +401,7 @@ static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= 
 
 // a, b: two rows' 16 lane sums (join8) or the groups of earlier levels; each
 // level adds every row's upper half of lanes to its lower half and packs two
-// inputs' halves into one vector. (Static functions down to pass_b: the
-// vector-argument ABI note gcc gives without AVX-512 does not apply to them.)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
+// inputs' halves into one vector.
 static inline DeltaVec join8(DeltaVec a, DeltaVec b) {  // a, b one row each -> lanes 0-7 a's, 8-15 b's
     return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
            __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
@@ -527,8 +528,6 @@ static void pass_b(size_t d, float *G, const float *P, const float *du, const fl
     }
     for (size_t i = 0; i < d; i++) pd[i] = pass_b_row(d, G + i * d, P + i * d, du, lam, lb * kh[i]);
 }
-
-#pragma GCC diagnostic pop
 
 // ---- saved: the state entering each chunk ----
 
