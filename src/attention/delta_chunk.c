@@ -399,30 +399,30 @@ static void first_e(size_t d, float lam, const float *S, const float *kh, const 
 enum { FAST_MAX_NV = 4 };
 static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= FAST_MAX_NV; }
 
-// a, b: two rows' 16 lane sums (join8) or the groups of earlier levels; each
+// a, b: two rows' 16 lane sums (JOIN8) or the groups of earlier levels; each
 // level adds every row's upper half of lanes to its lower half and packs two
 // inputs' halves into one vector.
-static inline DeltaVec join8(DeltaVec a, DeltaVec b) {  // a, b one row each -> lanes 0-7 a's, 8-15 b's
-    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) +
-           __builtin_shufflevector(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
-}
-static inline DeltaVec join4(DeltaVec a, DeltaVec b) {  // 2 rows each -> 4 rows of 4 lanes
-    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) +
-           __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31);
-}
-static inline DeltaVec join2(DeltaVec a, DeltaVec b) {  // 4 rows each -> group m: a's row m, b's row m
-    return __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29) +
-           __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
-}
-static inline DeltaVec join1(DeltaVec a, DeltaVec b) {  // -> lane 4m + k: row 4k + m; then rows in order
-    DeltaVec s = __builtin_shufflevector(a, b, 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30) +
-                 __builtin_shufflevector(a, b, 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31);
-    return __builtin_shufflevector(s, s, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-}
+// (macros, not functions: gcc notes an ABI change for 64-byte vector arguments
+// without AVX-512 even where every call is inlined)
+#define SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+// a, b one row each -> lanes 0-7 a's, 8-15 b's
+#define JOIN8(a, b) (SHUF(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) + \
+                     SHUF(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31))
+// 2 rows each -> 4 rows of 4 lanes
+#define JOIN4(a, b) (SHUF(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) + \
+                     SHUF(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31))
+// 4 rows each -> group m (lanes 4m..4m+3): a's row m, then b's row m, 2 lanes each
+#define JOIN2(a, b) (SHUF(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29) + \
+                     SHUF(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31))
+// -> lane 4m + k holds row 4k + m
+#define JOIN1(a, b) (SHUF(a, b, 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30) + \
+                     SHUF(a, b, 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31))
 
-// the lane sums of 16 rows from their 8 row pairs' join8
+// the lane sums of 16 rows, in row order, from their 8 row pairs' JOIN8
 static inline DeltaVec join16(const DeltaVec h[8]) {
-    return join1(join2(join4(h[0], h[1]), join4(h[2], h[3])), join2(join4(h[4], h[5]), join4(h[6], h[7])));
+    DeltaVec lo = JOIN2(JOIN4(h[0], h[1]), JOIN4(h[2], h[3])), hi = JOIN2(JOIN4(h[4], h[5]), JOIN4(h[6], h[7]));
+    DeltaVec s = JOIN1(lo, hi);
+    return SHUF(s, s, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 }
 
 // pass A, d = 16 NV: per row i, G_i += q̂_i dy; du += k̂_i G_i; o0_i = P_i·dy,
@@ -457,7 +457,7 @@ static inline __attribute__((always_inline)) void pass_a_fast(size_t NV, float *
                 }
                 a[w][0] = a0, a[w][1] = a1, a[w][2] = a2;
             }
-            for (size_t q = 0; q < 3; q++) h[q][pr] = join8(a[0][q], a[1][q]);
+            for (size_t q = 0; q < 3; q++) h[q][pr] = JOIN8(a[0][q], a[1][q]);
         }
         DeltaVec r0 = join16(h[0]), r1 = join16(h[1]), r2 = join16(h[2]);
         memcpy(o0 + i0, &r0, sizeof r0);
@@ -490,7 +490,7 @@ static inline __attribute__((always_inline)) void pass_b_fast(size_t NV, float *
                 }
                 a[w] = acc;
             }
-            h[pr] = join8(a[0], a[1]);
+            h[pr] = JOIN8(a[0], a[1]);
         }
         DeltaVec r = join16(h);
         memcpy(pd + i0, &r, sizeof r);
