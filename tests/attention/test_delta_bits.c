@@ -20,6 +20,7 @@
 
 #include "attention/delta_chunk.h"
 #include "attention/feature_map.h"
+#include "delta_plain.h"
 #include "test.h"
 #include "util/rng.h"
 
@@ -31,17 +32,6 @@ static float lane_dot(const float *a, const float *b, size_t n) {
     for (size_t w = 8; w >= 1; w /= 2)
         for (size_t l = 0; l < w; l++) acc[l] += acc[l + w];
     return acc[0];
-}
-
-static float plain_features(const DeltaSlab *p, float *out, const float *x) {
-    size_t d = p->dh;
-    fmap_forward(p->fmap, out, x, d);
-    if (!p->normalize) return 1.0f;
-    float s = 0.0f;
-    for (size_t i = 0; i < d; i++) s += p->key_norm == KEYNORM_L2 ? out[i] * out[i] : out[i];
-    s = p->key_norm == KEYNORM_L2 ? sqrtf(s + p->eps) : s + p->eps;
-    for (size_t i = 0; i < d; i++) out[i] /= s;
-    return s;
 }
 
 static float lam_of(const DeltaSlab *p, size_t t) { return p->lam_t ? p->lam_t[t] : p->lam; }
