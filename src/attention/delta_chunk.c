@@ -327,16 +327,19 @@ typedef struct {
 // compute y, e'. Sin and Sout may be the same rows (in place).
 static inline __attribute__((always_inline)) void step_strip(size_t d, size_t j0, size_t NG, const TokenStep *ts,
                                                              const float *Sin, float *Sout, int hy, int hn) {
+    // the step's scalars and vectors in locals: S's stores cannot change them
+    const float *restrict kh = ts->kh, *restrict qh = ts->qh, *restrict kn = ts->kn;
+    float lam = ts->lam, beta = ts->beta;
     DeltaVec ev[4], ay[4], an[4], r;
     for (size_t g = 0; g < NG; g++) {
         memcpy(&ev[g], ts->e + j0 + LANES * g, sizeof r);
         ay[g] = an[g] = (DeltaVec){0};
     }
     for (size_t i = 0; i < d; i++) {
-        float c = ts->beta * ts->kh[i], qi = hy ? ts->qh[i] : 0.0f, ki = hn ? ts->kn[i] : 0.0f;
+        float c = beta * kh[i], qi = hy ? qh[i] : 0.0f, ki = hn ? kn[i] : 0.0f;
         for (size_t g = 0; g < NG; g++) {
             memcpy(&r, Sin + i * d + j0 + LANES * g, sizeof r);
-            r = ts->lam * r + c * ev[g];
+            r = lam * r + c * ev[g];
             memcpy(Sout + i * d + j0 + LANES * g, &r, sizeof r);
             if (hy) ay[g] += qi * r;
             if (hn) an[g] += ki * r;
