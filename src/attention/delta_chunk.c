@@ -14,6 +14,10 @@
 #include <immintrin.h>
 #endif
 
+// The 64-byte vectors below pass between static functions only: gcc's note
+// that their ABI differs without AVX-512 concerns no caller outside this file.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 // sub-buffers start on 16-float (64-byte) boundaries
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk - 1) / p->chunk : 0; }
@@ -31,6 +35,7 @@ static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk 
 // contraction under -std=c11), so both give the same bits; results depend on d,
 // never on the thread count.
 #define LANES 16
+typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
 
 #if defined(__AVX512F__)
 // tail mask for the n - j0 < 16 remaining floats
@@ -193,11 +198,12 @@ void delta_normalize_n(const DeltaSlab *p, float *out, size_t n, float *divisors
     size_t d = p->dh;
     if (!p->normalize) return;
     float s[DELTA_FEATURES_MAX] = {0};
-    for (size_t i = 0; i < d; i++)
-        for (size_t c = 0; c < n; c++) {
-            float o = out[c * d + i];
-            s[c] += p->key_norm == KEYNORM_L2 ? o * o : o;
-        }
+    if (p->key_norm == KEYNORM_L2)
+        for (size_t i = 0; i < d; i++)
+            for (size_t c = 0; c < n; c++) s[c] += out[c * d + i] * out[c * d + i];
+    else
+        for (size_t i = 0; i < d; i++)
+            for (size_t c = 0; c < n; c++) s[c] += out[c * d + i];
     for (size_t c = 0; c < n; c++) {
         // + eps: φ = 0 (relu may give Σφ = 0) gives k̂ = 0 (no write, no read), not 0/0
         s[c] = p->key_norm == KEYNORM_L2 ? sqrtf(s[c] + p->eps) : s[c] + p->eps;
@@ -246,7 +252,6 @@ void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, con
 // so the sums stay in registers). Only these columns of S are read for these
 // columns of e, and only e's own columns are needed to update them, so each
 // strip goes through both passes on its own.
-typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
 static inline __attribute__((always_inline)) void token_strip(size_t d, size_t j0, size_t NG, float lam, float beta,
                                                               float *restrict S, const float *restrict kh,
                                                               const float *restrict qh, float *restrict y,
@@ -299,6 +304,231 @@ void delta_token_inplace(size_t d, float lam, float beta, float *S, const float 
     }
 }
 
+// ---- the training form's kernels ----
+//
+// The forward and the backward's recompute run one pass over S per position:
+// the write S' = λS + (βk̂) eᵀ fused with the reads that follow it, y = S'ᵀq̂
+// and the next position's e' = v' − λ' S'ᵀk̂'. Every value is the same chain of
+// float operations as delta_token's (row_decay_add, then mat_t_vec: sums from
+// 0 over i ascending), so forward, recompute and generation round alike; S is
+// read once per position instead of three times and the two read-outs' sums
+// run side by side.
+typedef struct {
+    float lam, beta;
+    const float *kh, *e;    // (d) this position's k̂ and e
+    const float *qh;        // (d) q̂ (with y)
+    float *y;               // (d) y = S'ᵀq̂
+    const float *kn, *vn;   // (d) the next position's k̂ and v (with e')
+    float lamn;             // its λ
+    float *en;              // (d) its e
+} TokenStep;
+
+// Columns [j0, j0 + 16 NG) (NG a constant in each use). hy, hn (constants):
+// compute y, e'. Sin and Sout may be the same rows (in place).
+static inline __attribute__((always_inline)) void step_strip(size_t d, size_t j0, size_t NG, const TokenStep *ts,
+                                                             const float *Sin, float *Sout, int hy, int hn) {
+    DeltaVec ev[4], ay[4], an[4], r;
+    for (size_t g = 0; g < NG; g++) {
+        memcpy(&ev[g], ts->e + j0 + LANES * g, sizeof r);
+        ay[g] = an[g] = (DeltaVec){0};
+    }
+    for (size_t i = 0; i < d; i++) {
+        float c = ts->beta * ts->kh[i], qi = hy ? ts->qh[i] : 0.0f, ki = hn ? ts->kn[i] : 0.0f;
+        for (size_t g = 0; g < NG; g++) {
+            memcpy(&r, Sin + i * d + j0 + LANES * g, sizeof r);
+            r = ts->lam * r + c * ev[g];
+            memcpy(Sout + i * d + j0 + LANES * g, &r, sizeof r);
+            if (hy) ay[g] += qi * r;
+            if (hn) an[g] += ki * r;
+        }
+    }
+    for (size_t g = 0; g < NG; g++) {
+        if (hy) memcpy(ts->y + j0 + LANES * g, &ay[g], sizeof r);
+        if (hn) {
+            memcpy(&r, ts->vn + j0 + LANES * g, sizeof r);
+            r = r - ts->lamn * an[g];
+            memcpy(ts->en + j0 + LANES * g, &r, sizeof r);
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) void step_columns(size_t d, const TokenStep *ts, const float *Sin,
+                                                               float *Sout, int hy, int hn) {
+    size_t j0 = 0;
+    for (; d - j0 >= 4 * LANES; j0 += 4 * LANES) step_strip(d, j0, 4, ts, Sin, Sout, hy, hn);
+    switch ((d - j0) / LANES) {
+    case 3: step_strip(d, j0, 3, ts, Sin, Sout, hy, hn); break;
+    case 2: step_strip(d, j0, 2, ts, Sin, Sout, hy, hn); break;
+    case 1: step_strip(d, j0, 1, ts, Sin, Sout, hy, hn); break;
+    default: break;
+    }
+    for (j0 += (d - j0) / LANES * LANES; j0 < d; j0++) {  // the last columns one at a time
+        float ej = ts->e[j0], ay = 0.0f, an = 0.0f;
+        for (size_t i = 0; i < d; i++) {
+            float s = ts->lam * Sin[i * d + j0] + (ts->beta * ts->kh[i]) * ej;
+            Sout[i * d + j0] = s;
+            if (hy) ay += ts->qh[i] * s;
+            if (hn) an += ts->kn[i] * s;
+        }
+        if (hy) ts->y[j0] = ay;
+        if (hn) ts->en[j0] = ts->vn[j0] - ts->lamn * an;
+    }
+}
+
+// forward: y, and e' unless the position is its chunk's last
+static void step_forward(size_t d, const TokenStep *ts, float *S) {
+    if (ts->kn) step_columns(d, ts, S, S, 1, 1);
+    else step_columns(d, ts, S, S, 1, 0);
+}
+// the recompute: the next state and its e' (no y)
+static void step_recompute(size_t d, const TokenStep *ts, const float *S, float *Sn) {
+    step_columns(d, ts, S, Sn, 0, 1);
+}
+
+// e = v − λ Sᵀk̂: a chunk's first position (the others get theirs from the step before)
+static void first_e(size_t d, float lam, const float *S, const float *kh, const float *v, float *e) {
+    mat_t_vec(d, e, S, kh);
+    for (size_t j = 0; j < d; j++) e[j] = v[j] - lam * e[j];
+}
+
+// The backward's two passes over the rows of G and P (see "backward" below)
+// for d = 16 NV, NV <= 4: du stays in registers over all rows, and the lane
+// sums of 16 rows are reduced together, one shuffle-and-add tree for 16 rows
+// instead of one per row: level by level it is each row's own pairwise order
+// (l += l+8, then +4, +2, +1), so every row sum has the bits of the per-row one.
+enum { FAST_MAX_NV = 4 };
+static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= FAST_MAX_NV; }
+
+// a, b: two rows' 16 lane sums (JOIN8) or the groups of earlier levels; each
+// level adds every row's upper half of lanes to its lower half and packs two
+// inputs' halves into one vector.
+// (macros, not functions: gcc notes an ABI change for 64-byte vector arguments
+// without AVX-512 even where every call is inlined)
+#define SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+// a, b one row each -> lanes 0-7 a's, 8-15 b's
+#define JOIN8(a, b) (SHUF(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) + \
+                     SHUF(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31))
+// 2 rows each -> 4 rows of 4 lanes
+#define JOIN4(a, b) (SHUF(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) + \
+                     SHUF(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31))
+// 4 rows each -> group m (lanes 4m..4m+3): a's row m, then b's row m, 2 lanes each
+#define JOIN2(a, b) (SHUF(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29) + \
+                     SHUF(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31))
+// -> lane 4m + k holds row 4k + m
+#define JOIN1(a, b) (SHUF(a, b, 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30) + \
+                     SHUF(a, b, 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31))
+
+// the lane sums of 16 rows, in row order, from their 8 row pairs' JOIN8
+static inline DeltaVec join16(const DeltaVec h[8]) {
+    DeltaVec lo = JOIN2(JOIN4(h[0], h[1]), JOIN4(h[2], h[3])), hi = JOIN2(JOIN4(h[4], h[5]), JOIN4(h[6], h[7]));
+    DeltaVec s = JOIN1(lo, hi);
+    return SHUF(s, s, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+}
+
+// pass A, d = 16 NV: per row i, G_i += q̂_i dy; du += k̂_i G_i; o0_i = P_i·dy,
+// o1_i = G_i·u, o2_i = P_i·G_i (each lane a running sum from 0, then join*)
+static inline __attribute__((always_inline)) void pass_a_fast(size_t NV, float *G, const float *P, const float *dy,
+                                                              const float *u, float *du, const float *qh,
+                                                              const float *kh, float *o0, float *o1, float *o2) {
+    size_t d = NV * LANES;
+    DeltaVec yv[FAST_MAX_NV], uv[FAST_MAX_NV], duv[FAST_MAX_NV];
+    for (size_t v = 0; v < NV; v++) {
+        memcpy(&yv[v], dy + LANES * v, sizeof yv[v]);
+        memcpy(&uv[v], u + LANES * v, sizeof uv[v]);
+        duv[v] = (DeltaVec){0};
+    }
+    for (size_t i0 = 0; i0 < d; i0 += LANES) {
+        DeltaVec h[3][8];
+        for (size_t pr = 0; pr < 8; pr++) {
+            DeltaVec a[2][3];
+            for (size_t w = 0; w < 2; w++) {
+                size_t i = i0 + 2 * pr + w;
+                DeltaVec a0 = {0}, a1 = {0}, a2 = {0}, g, pv;
+                float qi = qh[i], ki = kh[i];
+                for (size_t v = 0; v < NV; v++) {
+                    memcpy(&g, G + i * d + LANES * v, sizeof g);
+                    memcpy(&pv, P + i * d + LANES * v, sizeof pv);
+                    g = g + qi * yv[v];
+                    memcpy(G + i * d + LANES * v, &g, sizeof g);
+                    duv[v] = duv[v] + ki * g;
+                    a0 = a0 + pv * yv[v];
+                    a1 = a1 + g * uv[v];
+                    a2 = a2 + pv * g;
+                }
+                a[w][0] = a0, a[w][1] = a1, a[w][2] = a2;
+            }
+            for (size_t q = 0; q < 3; q++) h[q][pr] = JOIN8(a[0][q], a[1][q]);
+        }
+        DeltaVec r0 = join16(h[0]), r1 = join16(h[1]), r2 = join16(h[2]);
+        memcpy(o0 + i0, &r0, sizeof r0);
+        memcpy(o1 + i0, &r1, sizeof r1);
+        memcpy(o2 + i0, &r2, sizeof r2);
+    }
+    for (size_t v = 0; v < NV; v++) memcpy(du + LANES * v, &duv[v], sizeof duv[v]);
+}
+
+// pass B, d = 16 NV: per row i, pd_i = P_i·du; G_i = λ G_i − (λβ k̂_i) du
+static inline __attribute__((always_inline)) void pass_b_fast(size_t NV, float *G, const float *P, const float *du,
+                                                              const float *kh, float lam, float lb, float *pd) {
+    size_t d = NV * LANES;
+    DeltaVec duv[FAST_MAX_NV];
+    for (size_t v = 0; v < NV; v++) memcpy(&duv[v], du + LANES * v, sizeof duv[v]);
+    for (size_t i0 = 0; i0 < d; i0 += LANES) {
+        DeltaVec h[8];
+        for (size_t pr = 0; pr < 8; pr++) {
+            DeltaVec a[2];
+            for (size_t w = 0; w < 2; w++) {
+                size_t i = i0 + 2 * pr + w;
+                DeltaVec acc = {0}, g, pv;
+                float c = lb * kh[i];
+                for (size_t v = 0; v < NV; v++) {
+                    memcpy(&g, G + i * d + LANES * v, sizeof g);
+                    memcpy(&pv, P + i * d + LANES * v, sizeof pv);
+                    acc = acc + pv * duv[v];
+                    g = lam * g - c * duv[v];
+                    memcpy(G + i * d + LANES * v, &g, sizeof g);
+                }
+                a[w] = acc;
+            }
+            h[pr] = JOIN8(a[0], a[1]);
+        }
+        DeltaVec r = join16(h);
+        memcpy(pd + i0, &r, sizeof r);
+    }
+}
+
+// Pass A over all d rows: G += q̂ dyᵀ; du = Gᵀk̂ (from 0); per row i
+// o0_i = P_i·dy, o1_i = G_i·u, o2_i = P_i·G_i (G after the update)
+static void pass_a(size_t d, float *G, const float *P, const float *dy, const float *u, float *du,
+                   const float *qh, const float *kh, float *o0, float *o1, float *o2) {
+    switch (fast_rows(d) ? d / LANES : 0) {
+    case 1: pass_a_fast(1, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
+    case 2: pass_a_fast(2, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
+    case 3: pass_a_fast(3, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
+    case 4: pass_a_fast(4, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
+    default: break;
+    }
+    memset(du, 0, d * sizeof(float));
+    for (size_t i = 0; i < d; i++) {
+        float o[3];
+        pass_a_row(d, G + i * d, P + i * d, dy, u, du, qh[i], kh[i], o);
+        o0[i] = o[0], o1[i] = o[1], o2[i] = o[2];
+    }
+}
+
+// Pass B over all d rows: pd_i = P_i·du; G = λG − λβ k̂ duᵀ
+static void pass_b(size_t d, float *G, const float *P, const float *du, const float *kh, float lam, float lb,
+                   float *pd) {
+    switch (fast_rows(d) ? d / LANES : 0) {
+    case 1: pass_b_fast(1, G, P, du, kh, lam, lb, pd); return;
+    case 2: pass_b_fast(2, G, P, du, kh, lam, lb, pd); return;
+    case 3: pass_b_fast(3, G, P, du, kh, lam, lb, pd); return;
+    case 4: pass_b_fast(4, G, P, du, kh, lam, lb, pd); return;
+    default: break;
+    }
+    for (size_t i = 0; i < d; i++) pd[i] = pass_b_row(d, G + i * d, P + i * d, du, lam, lb * kh[i]);
+}
+
 // ---- saved: the state entering each chunk ----
 
 size_t delta_saved_floats(const DeltaSlab *p) { return round16(n_chunks(p) * p->dh * p->dh); }
@@ -308,6 +538,7 @@ typedef struct {
     float *states;          // (chunk, d, d) backward: P for each position of the chunk
     float *G;               // (d, d) forward: the running S; backward: dL/dS
     float *kh, *qh, *e;     // (chunk, d) k̂, q̂, e of the chunk
+    float *pg, *pd;         // (chunk, d) backward: per row P_i·G_i and P_i·du (the dλ terms)
     float *sk, *sq;         // (chunk) the divisors of k̂, q̂
     float *beta, *omb;      // (chunk) β and 1 − β
     float *u, *du;          // (d) u = β e and dL/du
@@ -323,6 +554,8 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
     s.kh = f;     f += round16(chunk * d);
     s.qh = f;     f += round16(chunk * d);
     s.e = f;      f += round16(chunk * d);
+    s.pg = f;     f += round16(chunk * d);
+    s.pd = f;     f += round16(chunk * d);
     s.sk = f;     f += round16(chunk);
     s.sq = f;     f += round16(chunk);
     s.beta = f;   f += round16(chunk);
@@ -336,19 +569,25 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
 
 size_t delta_scratch_floats(const DeltaSlab *p) {
     size_t chunk = p->chunk, d = p->dh;
-    return round16(chunk * d * d) + round16(d * d) + 3 * round16(chunk * d) + 4 * round16(chunk) +
+    return round16(chunk * d * d) + round16(d * d) + 5 * round16(chunk * d) + 4 * round16(chunk) +
            4 * round16(d);
 }
 
-// k̂, q̂, β of positions [t0, t0+L)
+// k̂, q̂, β of positions [t0, t0+L): φ over the chunk at once (element-wise),
+// the normalisations DELTA_FEATURES_MAX rows side by side (delta_features'
+// values: one float chain per row, i ascending)
 static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
     size_t d = p->dh;
-    for (size_t r = 0; r < L; r++) {
-        s->sk[r] = delta_features(p, s->kh + r * d, k + (t0 + r) * d);
-        s->sq[r] = delta_features(p, s->qh + r * d, q + (t0 + r) * d);
-        delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
+    fmap_forward(p->fmap, s->kh, k + t0 * d, L * d);
+    fmap_forward(p->fmap, s->qh, q + t0 * d, L * d);
+    for (size_t r = 0; r < L; r += DELTA_FEATURES_MAX) {
+        size_t n = L - r < DELTA_FEATURES_MAX ? L - r : DELTA_FEATURES_MAX;
+        for (size_t c = 0; c < n; c++) s->sk[r + c] = s->sq[r + c] = 1.0f;  // without normalize
+        delta_normalize_n(p, s->kh + r * d, n, s->sk + r);
+        delta_normalize_n(p, s->qh + r * d, n, s->sq + r);
     }
+    for (size_t r = 0; r < L; r++) delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
 }
 
 static float lam_at(const DeltaSlab *p, size_t t) { return p->lam_t ? p->lam_t[t] : p->lam; }
@@ -372,9 +611,16 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
         size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         memcpy(saved + c * d * d, S, d * d * sizeof(float));  // for backward's recompute
         load_chunk(p, &s, t0, L, q, k, a);
-        for (size_t r = 0; r < L; r++)
-            delta_token(d, lam_at(p, t0 + r), s.beta[r], S, S, s.kh + r * d, s.qh + r * d, s.u,
-                        y + (t0 + r) * d, v + (t0 + r) * d);
+        first_e(d, lam_at(p, t0), S, s.kh, v + t0 * d, s.e);
+        for (size_t r = 0; r < L; r++) {
+            size_t t = t0 + r;
+            TokenStep ts = {.lam = lam_at(p, t), .beta = s.beta[r], .kh = s.kh + r * d, .e = s.e + r * d,
+                            .qh = s.qh + r * d, .y = y + t * d};
+            if (r + 1 < L)
+                ts.kn = s.kh + (r + 1) * d, ts.vn = v + (t + 1) * d, ts.lamn = lam_at(p, t + 1),
+                ts.en = s.e + (r + 1) * d;
+            step_forward(d, &ts, S);
+        }
     }
     double ss = 0;
     for (size_t i = 0; i < d * d; i++) ss += (double)S[i] * S[i];
@@ -410,6 +656,18 @@ void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const f
     fmap_backward(p->fmap, dx, dout, x, d);
 }
 
+// dL/dlog λ of position t = t0 + r from pass A's row sums P_i·G_i and pass B's
+// P_i·du, summed in double over i ascending: (Σ P·G − β Σ k̂_i (P du)_i) λ
+static double dloglam_at(size_t d, const float *pg, const float *pd, const float *kh, float beta, float lam) {
+    double dl_a = 0, dl_b = 0;
+    for (size_t i = 0; i < d; i++) {
+        dl_a += pg[i];
+        dl_b += (double)kh[i] * pd[i];
+    }
+    // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
+    return (dl_a - (double)beta * dl_b) * lam;
+}
+
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
                             float *dlam_t, const float *dy, const float *saved, float *scratch,
                             const float *q, const float *k, const float *v, const float *a) {
@@ -423,45 +681,42 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
         // recompute: states[r] = S_{t0+r-1} and e_r, exactly as forward did
         load_chunk(p, &s, t0, L, q, k, a);
         memcpy(s.states, saved + c * d * d, d * d * sizeof(float));
-        for (size_t r = 0; r < L; r++)
-            delta_token(d, lam_at(p, t0 + r), s.beta[r], s.states + r * d * d,
-                        r + 1 < L ? s.states + (r + 1) * d * d : NULL, s.kh + r * d, NULL,
-                        s.e + r * d, NULL, v + (t0 + r) * d);
+        first_e(d, lam_at(p, t0), s.states, s.kh, v + t0 * d, s.e);
+        for (size_t r = 0; r + 1 < L; r++) {
+            size_t t = t0 + r;
+            TokenStep ts = {.lam = lam_at(p, t), .beta = s.beta[r], .kh = s.kh + r * d, .e = s.e + r * d,
+                            .kn = s.kh + (r + 1) * d, .vn = v + (t + 1) * d, .lamn = lam_at(p, t + 1),
+                            .en = s.e + (r + 1) * d};
+            step_recompute(d, &ts, s.states + r * d * d, s.states + (r + 1) * d * d);
+        }
 
         for (size_t r = L; r-- > 0;) {
             size_t t = t0 + r;
             const float *P = s.states + r * d * d, *kh = s.kh + r * d, *qh = s.qh + r * d;
             const float *e = s.e + r * d, *dyt = dy + t * d;
             float beta = s.beta[r], lam = lam_at(p, t);
-            for (size_t j = 0; j < d; j++) {
-                s.u[j] = beta * e[j];
-                s.du[j] = 0.0f;
-            }
+            for (size_t j = 0; j < d; j++) s.u[j] = beta * e[j];
             float ud = dot(s.u, dyt, d);
-            double dl_a = 0, dl_b = 0;
-            float o[3];
-            for (size_t i = 0; i < d; i++) {
-                pass_a_row(d, G + i * d, P + i * d, dyt, s.u, s.du, qh[i], kh[i], o);
-                s.dqh[i] = lam * o[0] + kh[i] * ud;
-                s.dkh[i] = o[1];
-                dl_a += o[2];
-            }
+            // pass A: dq̂ = λ P dy + k̂ (u·dy); dk̂ = G u (G after += q̂ dyᵀ)
+            pass_a(d, G, P, dyt, s.u, s.du, qh, kh, s.dqh, s.dkh, s.pg + r * d);
+            for (size_t i = 0; i < d; i++) s.dqh[i] = lam * s.dqh[i] + kh[i] * ud;
             // u = β e, β = sigmoid(a): da += (du·e) β (1 − β); de = β du = dv
             if (da) da[t] += dot(s.du, e, d) * beta * s.omb[r];
             float *dvt = dv + t * d;
             for (size_t j = 0; j < d; j++) dvt[j] += beta * s.du[j];
-            float lb = lam * beta;
-            for (size_t i = 0; i < d; i++) {
-                float pd = pass_b_row(d, G + i * d, P + i * d, s.du, lam, lb * kh[i]);
-                s.dkh[i] -= lb * pd;
-                dl_b += (double)kh[i] * pd;
-            }
-            // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
-            double dll = (dl_a - (double)beta * dl_b) * lam;
-            dlam += dll;
-            if (dlam_t) dlam_t[t] += (float)dll;
+            // pass B: dk̂ −= λβ P du
+            float lb = lam * beta, *pd = s.pd + r * d;
+            pass_b(d, G, P, s.du, kh, lam, lb, pd);
+            for (size_t i = 0; i < d; i++) s.dkh[i] -= lb * pd[i];
             delta_features_backward(p, dq + t * d, s.dqh, qh, s.sq[r], q + t * d);
             delta_features_backward(p, dk + t * d, s.dkh, kh, s.sk[r], k + t * d);
+        }
+        // dλ after the sweep: its double sums are off the sweep's critical path
+        for (size_t r = L; r-- > 0;) {
+            size_t t = t0 + r;
+            double dll = dloglam_at(d, s.pg + r * d, s.pd + r * d, s.kh + r * d, s.beta[r], lam_at(p, t));
+            dlam += dll;
+            if (dlam_t) dlam_t[t] += (float)dll;
         }
     }
     return dlam;

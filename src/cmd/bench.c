@@ -1,7 +1,7 @@
 // bench.c — `lmtrain bench` (SPEC §8): how fast, against what ceiling, and how
 // cost and memory grow with the sequence length.
 //
-//   lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,linear_decay]
+//   lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,...]
 //                 [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]
 //                 [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]
 //                 [--set section.key=value]...
@@ -138,7 +138,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     memset(o, 0, sizeof *o);
     o->out = "runs/bench";
     *parts = 0;
-    const char *part = NULL, *kinds = "softmax,linear,linear_decay", *seq = "256,1024,4096,16384",
+    const char *part = NULL, *kinds = NULL, *seq = "256,1024,4096,16384",
                *sizes = "baby,large", *precision = "fp32";
     size_t threads = 0, min_reps = 0, chunk = 0;
     double min_s = -1, max_point = -1;
@@ -147,7 +147,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     const ArgOpt opts[] = {
         {"--part", ARG_STRING, &part, "LIST", .help = "parts to run, comma-separated: peak, train, length, generate, profile",
          .shown_default = "peak,train,length,generate; train, profile, generate add peak"},
-        {"--kinds", ARG_STRING, &kinds, "LIST", .help = "attention kinds, comma-separated"},
+        {"--kinds", ARG_STRING, &kinds, "LIST", .help = "attention kinds, comma-separated",
+         .shown_default = "every kind"},
         {"--sizes", ARG_STRING, &sizes, "LIST", .help = "model sizes of the train and profile parts, comma-separated"},
         {"--seq", ARG_STRING, &seq, "LIST", .help = "sequence lengths of the length part, comma-separated"},
         {"--precision", ARG_STRING, &precision, "LIST",
@@ -180,7 +181,14 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     if (!*parts) *parts = PART_PEAK | PART_TRAIN | PART_LENGTH | PART_GENERATE;
     // % of peak and % of bandwidth need the peak part's measurements
     if (*parts & (PART_TRAIN | PART_PROFILE | PART_GENERATE)) *parts |= PART_PEAK;
-    if ((rc = each_item("--kinds", kinds, item_kind, o))) return rc;
+    // every kind by default: the targets hold "for every kind", so a
+    // kind left out of the default run would be a target nobody sees missed
+    if (kinds) {
+        if ((rc = each_item("--kinds", kinds, item_kind, o))) return rc;
+    } else {
+        for (int i = 0; attn_kinds[i]; i++)
+            if ((rc = item_kind(o, "--kinds", attn_kinds[i]->name, strlen(attn_kinds[i]->name)))) return rc;
+    }
     if ((rc = each_item("--sizes", sizes, item_size, o))) return rc;
     if ((rc = each_item("--seq", seq, item_seq, o))) return rc;
     if ((rc = each_item("--precision", precision, item_precision, o))) return rc;

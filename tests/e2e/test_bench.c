@@ -34,13 +34,16 @@ static void test_length_part(void) {
         const char *hdr = "kind,seq_len,status,reps,step_s_median,step_s_min,step_s_max,us_per_token,"
                           "tokens_per_s,gflops,cpu_share,cpu_us_per_token,peak_rss_bytes,alloc_bytes,note\n";
         CHECK(!strncmp(csv, hdr, strlen(hdr)));
-        CHECK(count_lines(csv) == 1 + 3 * 2);  // header + 3 kinds x 2 lengths
-        // the lengths come out sorted, each kind at each length, all measured
-        const char *rows[] = {"\nsoftmax,64,ok,", "\nsoftmax,128,ok,", "\nlinear,64,ok,",
-                              "\nlinear,128,ok,", "\nlinear_decay,64,ok,", "\nlinear_decay,128,ok,"};
+        // the default --kinds: every registered kind, each at each length, sorted
+        int n_kinds = 0;
+        while (attn_kinds[n_kinds]) n_kinds++;
+        CHECK(n_kinds >= 4);  // softmax, linear, linear_decay, delta at least
+        CHECK(count_lines(csv) == 1 + n_kinds * 2);
         const char *prev = csv;
-        for (int i = 0; i < 6; i++) {
-            const char *r = strstr(csv, rows[i]);
+        for (int i = 0; i < 2 * n_kinds; i++) {
+            char row[64];
+            snprintf(row, sizeof row, "\n%s,%d,ok,", attn_kinds[i / 2]->name, i % 2 ? 128 : 64);
+            const char *r = strstr(csv, row);
             CHECK(r != NULL && r > prev);
             if (!r) continue;
             prev = r;
