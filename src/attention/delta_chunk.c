@@ -327,16 +327,19 @@ typedef struct {
 // compute y, e'. Sin and Sout may be the same rows (in place).
 static inline __attribute__((always_inline)) void step_strip(size_t d, size_t j0, size_t NG, const TokenStep *ts,
                                                              const float *Sin, float *Sout, int hy, int hn) {
+    // the step's scalars and vectors in locals: S's stores cannot change them
+    const float *restrict kh = ts->kh, *restrict qh = ts->qh, *restrict kn = ts->kn;
+    float lam = ts->lam, beta = ts->beta;
     DeltaVec ev[4], ay[4], an[4], r;
     for (size_t g = 0; g < NG; g++) {
         memcpy(&ev[g], ts->e + j0 + LANES * g, sizeof r);
         ay[g] = an[g] = (DeltaVec){0};
     }
     for (size_t i = 0; i < d; i++) {
-        float c = ts->beta * ts->kh[i], qi = hy ? ts->qh[i] : 0.0f, ki = hn ? ts->kn[i] : 0.0f;
+        float c = beta * kh[i], qi = hy ? qh[i] : 0.0f, ki = hn ? kn[i] : 0.0f;
         for (size_t g = 0; g < NG; g++) {
             memcpy(&r, Sin + i * d + j0 + LANES * g, sizeof r);
-            r = ts->lam * r + c * ev[g];
+            r = lam * r + c * ev[g];
             memcpy(Sout + i * d + j0 + LANES * g, &r, sizeof r);
             if (hy) ay[g] += qi * r;
             if (hn) an[g] += ki * r;
@@ -425,109 +428,117 @@ static inline DeltaVec join16(const DeltaVec h[8]) {
     return SHUF(s, s, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 }
 
-// pass A, d = 16 NV: per row i, G_i += q̂_i dy; du += k̂_i G_i; o0_i = P_i·dy,
-// o1_i = G_i·u, o2_i = P_i·G_i (each lane a running sum from 0, then join*)
-static inline __attribute__((always_inline)) void pass_a_fast(size_t NV, float *G, const float *P, const float *dy,
-                                                              const float *u, float *du, const float *qh,
-                                                              const float *kh, float *o0, float *o1, float *o2) {
+// Pass B of one position (row i: pd_i = P_i·du; G_i = λ G_i − (λβ k̂_i) du)
+// and pass A of one position (row i: G_i += q̂_i dy; du += k̂_i G_i, du from 0;
+// o0_i = P_i·dy, o1_i = G_i·u, o2_i = P_i·G_i with G_i after the update). The
+// sweep runs pass B of position r and pass A of r − 1 in one pass over G's
+// rows: row i of A needs only row i of B's result, so each row of G is loaded
+// and stored once per position, and the values are those of the two passes
+// run one after the other.
+typedef struct {
+    const float *P, *du, *kh;  // (d, d) P; (d) du, k̂
+    float lam, lb;             // λ and λβ
+    float *pd;                 // (d) out
+} PassB;
+typedef struct {
+    const float *P, *dy, *u, *qh, *kh;  // (d, d) P; (d) dy, u, q̂, k̂
+    float *du, *o0, *o1, *o2;           // (d) out
+} PassA;
+
+// d = 16 NV; B, A each NULL or not, constants in each use
+static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G, const PassB *B, const PassA *A) {
     size_t d = NV * LANES;
-    DeltaVec yv[FAST_MAX_NV], uv[FAST_MAX_NV], duv[FAST_MAX_NV];
+    DeltaVec dub[FAST_MAX_NV], yv[FAST_MAX_NV], uv[FAST_MAX_NV], dua[FAST_MAX_NV];
+    const float *restrict Pb = B ? B->P : NULL, *restrict kb = B ? B->kh : NULL;
+    const float *restrict Pa = A ? A->P : NULL, *restrict qa = A ? A->qh : NULL, *restrict ka = A ? A->kh : NULL;
+    float lam = B ? B->lam : 0.0f, lb = B ? B->lb : 0.0f;
     for (size_t v = 0; v < NV; v++) {
-        memcpy(&yv[v], dy + LANES * v, sizeof yv[v]);
-        memcpy(&uv[v], u + LANES * v, sizeof uv[v]);
-        duv[v] = (DeltaVec){0};
+        if (B) memcpy(&dub[v], B->du + LANES * v, sizeof dub[v]);
+        if (A) {
+            memcpy(&yv[v], A->dy + LANES * v, sizeof yv[v]);
+            memcpy(&uv[v], A->u + LANES * v, sizeof uv[v]);
+            dua[v] = (DeltaVec){0};
+        }
     }
     for (size_t i0 = 0; i0 < d; i0 += LANES) {
-        DeltaVec h[3][8];
+        DeltaVec hb[8], ha[3][8];  // the row pairs' JOIN8: B's P·du; A's three sums
         for (size_t pr = 0; pr < 8; pr++) {
-            DeltaVec a[2][3];
+            DeltaVec b[2], a[2][3];
             for (size_t w = 0; w < 2; w++) {
                 size_t i = i0 + 2 * pr + w;
-                DeltaVec a0 = {0}, a1 = {0}, a2 = {0}, g, pv;
-                float qi = qh[i], ki = kh[i];
-                for (size_t v = 0; v < NV; v++) {
-                    memcpy(&g, G + i * d + LANES * v, sizeof g);
-                    memcpy(&pv, P + i * d + LANES * v, sizeof pv);
-                    g = g + qi * yv[v];
-                    memcpy(G + i * d + LANES * v, &g, sizeof g);
-                    duv[v] = duv[v] + ki * g;
-                    a0 = a0 + pv * yv[v];
-                    a1 = a1 + g * uv[v];
-                    a2 = a2 + pv * g;
+                DeltaVec g[FAST_MAX_NV], pv;
+                for (size_t v = 0; v < NV; v++) memcpy(&g[v], G + i * d + LANES * v, sizeof g[v]);
+                if (B) {
+                    DeltaVec acc = {0};
+                    float c = lb * kb[i];
+                    for (size_t v = 0; v < NV; v++) {
+                        memcpy(&pv, Pb + i * d + LANES * v, sizeof pv);
+                        acc = acc + pv * dub[v];
+                        g[v] = lam * g[v] - c * dub[v];
+                    }
+                    b[w] = acc;
                 }
-                a[w][0] = a0, a[w][1] = a1, a[w][2] = a2;
-            }
-            for (size_t q = 0; q < 3; q++) h[q][pr] = JOIN8(a[0][q], a[1][q]);
-        }
-        DeltaVec r0 = join16(h[0]), r1 = join16(h[1]), r2 = join16(h[2]);
-        memcpy(o0 + i0, &r0, sizeof r0);
-        memcpy(o1 + i0, &r1, sizeof r1);
-        memcpy(o2 + i0, &r2, sizeof r2);
-    }
-    for (size_t v = 0; v < NV; v++) memcpy(du + LANES * v, &duv[v], sizeof duv[v]);
-}
-
-// pass B, d = 16 NV: per row i, pd_i = P_i·du; G_i = λ G_i − (λβ k̂_i) du
-static inline __attribute__((always_inline)) void pass_b_fast(size_t NV, float *G, const float *P, const float *du,
-                                                              const float *kh, float lam, float lb, float *pd) {
-    size_t d = NV * LANES;
-    DeltaVec duv[FAST_MAX_NV];
-    for (size_t v = 0; v < NV; v++) memcpy(&duv[v], du + LANES * v, sizeof duv[v]);
-    for (size_t i0 = 0; i0 < d; i0 += LANES) {
-        DeltaVec h[8];
-        for (size_t pr = 0; pr < 8; pr++) {
-            DeltaVec a[2];
-            for (size_t w = 0; w < 2; w++) {
-                size_t i = i0 + 2 * pr + w;
-                DeltaVec acc = {0}, g, pv;
-                float c = lb * kh[i];
-                for (size_t v = 0; v < NV; v++) {
-                    memcpy(&g, G + i * d + LANES * v, sizeof g);
-                    memcpy(&pv, P + i * d + LANES * v, sizeof pv);
-                    acc = acc + pv * duv[v];
-                    g = lam * g - c * duv[v];
-                    memcpy(G + i * d + LANES * v, &g, sizeof g);
+                if (A) {
+                    DeltaVec a0 = {0}, a1 = {0}, a2 = {0};
+                    float qi = qa[i], ki = ka[i];
+                    for (size_t v = 0; v < NV; v++) {
+                        memcpy(&pv, Pa + i * d + LANES * v, sizeof pv);
+                        g[v] = g[v] + qi * yv[v];
+                        dua[v] = dua[v] + ki * g[v];
+                        a0 = a0 + pv * yv[v];
+                        a1 = a1 + g[v] * uv[v];
+                        a2 = a2 + pv * g[v];
+                    }
+                    a[w][0] = a0, a[w][1] = a1, a[w][2] = a2;
                 }
-                a[w] = acc;
+                for (size_t v = 0; v < NV; v++) memcpy(G + i * d + LANES * v, &g[v], sizeof g[v]);
             }
-            h[pr] = JOIN8(a[0], a[1]);
+            if (B) hb[pr] = JOIN8(b[0], b[1]);
+            if (A)
+                for (size_t q = 0; q < 3; q++) ha[q][pr] = JOIN8(a[0][q], a[1][q]);
         }
-        DeltaVec r = join16(h);
-        memcpy(pd + i0, &r, sizeof r);
+        if (B) {
+            DeltaVec r = join16(hb);
+            memcpy(B->pd + i0, &r, sizeof r);
+        }
+        if (A) {
+            DeltaVec r0 = join16(ha[0]), r1 = join16(ha[1]), r2 = join16(ha[2]);
+            memcpy(A->o0 + i0, &r0, sizeof r0);
+            memcpy(A->o1 + i0, &r1, sizeof r1);
+            memcpy(A->o2 + i0, &r2, sizeof r2);
+        }
+    }
+    if (A)
+        for (size_t v = 0; v < NV; v++) memcpy(A->du + LANES * v, &dua[v], sizeof dua[v]);
+}
+
+// the same for any d: row by row (pass B's rows before pass A's: the same values)
+static void rows_any(size_t d, float *G, const PassB *B, const PassA *A) {
+    if (B)
+        for (size_t i = 0; i < d; i++)
+            B->pd[i] = pass_b_row(d, G + i * d, B->P + i * d, B->du, B->lam, B->lb * B->kh[i]);
+    if (A) {
+        memset(A->du, 0, d * sizeof(float));
+        for (size_t i = 0; i < d; i++) {
+            float o[3];
+            pass_a_row(d, G + i * d, A->P + i * d, A->dy, A->u, A->du, A->qh[i], A->kh[i], o);
+            A->o0[i] = o[0], A->o1[i] = o[1], A->o2[i] = o[2];
+        }
     }
 }
 
-// Pass A over all d rows: G += q̂ dyᵀ; du = Gᵀk̂ (from 0); per row i
-// o0_i = P_i·dy, o1_i = G_i·u, o2_i = P_i·G_i (G after the update)
-static void pass_a(size_t d, float *G, const float *P, const float *dy, const float *u, float *du,
-                   const float *qh, const float *kh, float *o0, float *o1, float *o2) {
-    switch (fast_rows(d) ? d / LANES : 0) {
-    case 1: pass_a_fast(1, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
-    case 2: pass_a_fast(2, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
-    case 3: pass_a_fast(3, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
-    case 4: pass_a_fast(4, G, P, dy, u, du, qh, kh, o0, o1, o2); return;
-    default: break;
+#define ROWS_CASES(B, A)                                  \
+    switch (fast_rows(d) ? d / LANES : 0) {               \
+    case 1: rows_fast(1, G, B, A); return;                \
+    case 2: rows_fast(2, G, B, A); return;                \
+    case 3: rows_fast(3, G, B, A); return;                \
+    case 4: rows_fast(4, G, B, A); return;                \
+    default: rows_any(d, G, B, A); return;                \
     }
-    memset(du, 0, d * sizeof(float));
-    for (size_t i = 0; i < d; i++) {
-        float o[3];
-        pass_a_row(d, G + i * d, P + i * d, dy, u, du, qh[i], kh[i], o);
-        o0[i] = o[0], o1[i] = o[1], o2[i] = o[2];
-    }
-}
-
-// Pass B over all d rows: pd_i = P_i·du; G = λG − λβ k̂ duᵀ
-static void pass_b(size_t d, float *G, const float *P, const float *du, const float *kh, float lam, float lb,
-                   float *pd) {
-    switch (fast_rows(d) ? d / LANES : 0) {
-    case 1: pass_b_fast(1, G, P, du, kh, lam, lb, pd); return;
-    case 2: pass_b_fast(2, G, P, du, kh, lam, lb, pd); return;
-    case 3: pass_b_fast(3, G, P, du, kh, lam, lb, pd); return;
-    case 4: pass_b_fast(4, G, P, du, kh, lam, lb, pd); return;
-    default: break;
-    }
-    for (size_t i = 0; i < d; i++) pd[i] = pass_b_row(d, G + i * d, P + i * d, du, lam, lb * kh[i]);
-}
+static void rows_a(size_t d, float *G, const PassA *A) { ROWS_CASES(NULL, A) }
+static void rows_b(size_t d, float *G, const PassB *B) { ROWS_CASES(B, NULL) }
+static void rows_ba(size_t d, float *G, const PassB *B, const PassA *A) { ROWS_CASES(B, A) }
+#undef ROWS_CASES
 
 // ---- saved: the state entering each chunk ----
 
@@ -541,8 +552,8 @@ typedef struct {
     float *pg, *pd;         // (chunk, d) backward: per row P_i·G_i and P_i·du (the dλ terms)
     float *sk, *sq;         // (chunk) the divisors of k̂, q̂
     float *beta, *omb;      // (chunk) β and 1 − β
-    float *u, *du;          // (d) u = β e and dL/du
-    float *dkh, *dqh;       // (d) dL/dk̂, dL/dq̂
+    float *u, *du;          // (2, d) u = β e and dL/du of two positions (the sweep's r and r − 1)
+    float *dkh, *dqh;       // (2, d) dL/dk̂, dL/dq̂ of the same two
 } Scratch;
 
 static Scratch scratch_at(const DeltaSlab *p, float *base) {
@@ -560,9 +571,9 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
     s.sq = f;     f += round16(chunk);
     s.beta = f;   f += round16(chunk);
     s.omb = f;    f += round16(chunk);
-    s.u = f;      f += round16(d);
-    s.du = f;     f += round16(d);
-    s.dkh = f;    f += round16(d);
+    s.u = f;      f += round16(2 * d);
+    s.du = f;     f += round16(2 * d);
+    s.dkh = f;    f += round16(2 * d);
     s.dqh = f;
     return s;
 }
@@ -570,7 +581,7 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
 size_t delta_scratch_floats(const DeltaSlab *p) {
     size_t chunk = p->chunk, d = p->dh;
     return round16(chunk * d * d) + round16(d * d) + 5 * round16(chunk * d) + 4 * round16(chunk) +
-           4 * round16(d);
+           4 * round16(2 * d);
 }
 
 // k̂, q̂, β of positions [t0, t0+L): φ over the chunk at once (element-wise),
@@ -656,6 +667,17 @@ void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const f
     fmap_backward(p->fmap, dx, dout, x, d);
 }
 
+// pass A of position r of the chunk (dyt: its dy): u = β e and u·dy first
+static PassA sweep_a(const Scratch *s, size_t d, size_t r, const float *dyt, float ud[2]) {
+    size_t x = (r & 1) * d;
+    float *u = s->u + x, beta = s->beta[r];
+    const float *e = s->e + r * d;
+    for (size_t j = 0; j < d; j++) u[j] = beta * e[j];
+    ud[r & 1] = dot(u, dyt, d);
+    return (PassA){.P = s->states + r * d * d, .dy = dyt, .u = u, .qh = s->qh + r * d, .kh = s->kh + r * d,
+                   .du = s->du + x, .o0 = s->dqh + x, .o1 = s->dkh + x, .o2 = s->pg + r * d};
+}
+
 // dL/dlog λ of position t = t0 + r from pass A's row sums P_i·G_i and pass B's
 // P_i·du, summed in double over i ascending: (Σ P·G − β Σ k̂_i (P du)_i) λ
 static double dloglam_at(size_t d, const float *pg, const float *pd, const float *kh, float beta, float lam) {
@@ -690,26 +712,34 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
             step_recompute(d, &ts, s.states + r * d * d, s.states + (r + 1) * d * d);
         }
 
+        // the sweep, positions in reverse: pass A of the last, then pass B of
+        // each position r together with pass A of r − 1; per-position vectors
+        // alternate between two buffers by the parity of r
+        float ud[2];
+        PassA A = sweep_a(&s, d, L - 1, dy + (t0 + L - 1) * d, ud);
+        rows_a(d, G, &A);
         for (size_t r = L; r-- > 0;) {
-            size_t t = t0 + r;
-            const float *P = s.states + r * d * d, *kh = s.kh + r * d, *qh = s.qh + r * d;
-            const float *e = s.e + r * d, *dyt = dy + t * d;
-            float beta = s.beta[r], lam = lam_at(p, t);
-            for (size_t j = 0; j < d; j++) s.u[j] = beta * e[j];
-            float ud = dot(s.u, dyt, d);
-            // pass A: dq̂ = λ P dy + k̂ (u·dy); dk̂ = G u (G after += q̂ dyᵀ)
-            pass_a(d, G, P, dyt, s.u, s.du, qh, kh, s.dqh, s.dkh, s.pg + r * d);
-            for (size_t i = 0; i < d; i++) s.dqh[i] = lam * s.dqh[i] + kh[i] * ud;
+            size_t t = t0 + r, x = (r & 1) * d;
+            const float *kh = s.kh + r * d, *qh = s.qh + r * d, *e = s.e + r * d;
+            float beta = s.beta[r], lam = lam_at(p, t), lb = lam * beta;
+            float *du = s.du + x, *dqh = s.dqh + x, *dkh = s.dkh + x, *pd = s.pd + r * d;
+            // after pass A: dq̂ = λ P dy + k̂ (u·dy) (dqh holds P dy, dkh G u)
+            for (size_t i = 0; i < d; i++) dqh[i] = lam * dqh[i] + kh[i] * ud[r & 1];
             // u = β e, β = sigmoid(a): da += (du·e) β (1 − β); de = β du = dv
-            if (da) da[t] += dot(s.du, e, d) * beta * s.omb[r];
+            if (da) da[t] += dot(du, e, d) * beta * s.omb[r];
             float *dvt = dv + t * d;
-            for (size_t j = 0; j < d; j++) dvt[j] += beta * s.du[j];
-            // pass B: dk̂ −= λβ P du
-            float lb = lam * beta, *pd = s.pd + r * d;
-            pass_b(d, G, P, s.du, kh, lam, lb, pd);
-            for (size_t i = 0; i < d; i++) s.dkh[i] -= lb * pd[i];
-            delta_features_backward(p, dq + t * d, s.dqh, qh, s.sq[r], q + t * d);
-            delta_features_backward(p, dk + t * d, s.dkh, kh, s.sk[r], k + t * d);
+            for (size_t j = 0; j < d; j++) dvt[j] += beta * du[j];
+            PassB B = {.P = s.states + r * d * d, .du = du, .kh = kh, .lam = lam, .lb = lb, .pd = pd};
+            if (r > 0) {
+                A = sweep_a(&s, d, r - 1, dy + (t - 1) * d, ud);
+                rows_ba(d, G, &B, &A);
+            } else {
+                rows_b(d, G, &B);
+            }
+            // after pass B: dk̂ −= λβ P du
+            for (size_t i = 0; i < d; i++) dkh[i] -= lb * pd[i];
+            delta_features_backward(p, dq + t * d, dqh, qh, s.sq[r], q + t * d);
+            delta_features_backward(p, dk + t * d, dkh, kh, s.sk[r], k + t * d);
         }
         // dλ after the sweep: its double sums are off the sweep's critical path
         for (size_t r = L; r-- > 0;) {
