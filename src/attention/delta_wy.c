@@ -24,6 +24,7 @@ typedef struct {
     float *m, *p, *gm, *dm;  // (C, C) K̂K̂ᵀ then A; Q̂K̂ᵀ ⊙ D; backward products; D
     float *S, *dS, *dSin;    // (d, d) running state / dL/dS after the chunk / dL/dS before it
     float *sk, *sq, *beta, *omb, *gam, *gs;  // (C)
+    float *dbeta;            // (C) backward: dL/dβ from A (kept in float)
     double *b, *db, *x, *x2;  // (C) b, dL/db, per-row dot products
     size_t stride;           // this chunk's L: the row length of the (L, L) products
 } Scratch;
@@ -38,8 +39,8 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
     for (size_t i = 0; i < 4; i++) *cc[i] = f, f += round16(C * C);
     float **dd[] = {&s.S, &s.dS, &s.dSin};
     for (size_t i = 0; i < 3; i++) *dd[i] = f, f += round16(d * d);
-    float **c1[] = {&s.sk, &s.sq, &s.beta, &s.omb, &s.gam, &s.gs};
-    for (size_t i = 0; i < 6; i++) *c1[i] = f, f += round16(C);
+    float **c1[] = {&s.sk, &s.sq, &s.beta, &s.omb, &s.gam, &s.gs, &s.dbeta};
+    for (size_t i = 0; i < sizeof c1 / sizeof *c1; i++) *c1[i] = f, f += round16(C);
     s.b = (double *)(void *)f, f += round16(2 * C);  // 64-byte aligned: fine for double
     s.db = (double *)(void *)f, f += round16(2 * C);
     s.x = (double *)(void *)f, f += round16(2 * C);
@@ -49,7 +50,7 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
 
 size_t delta_wy_scratch_floats(const DeltaSlab *p) {
     size_t C = p->chunk, d = p->dh;
-    return 9 * round16(C * d) + 4 * round16(C * C) + 3 * round16(d * d) + 6 * round16(C) +
+    return 9 * round16(C * d) + 4 * round16(C * C) + 3 * round16(d * d) + 7 * round16(C) +
            4 * round16(2 * C);
 }
 
@@ -113,8 +114,7 @@ static void solve_u(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, c
         for (size_t j = 0; j < r; j++) ar[j] *= s->beta[r] * dcoef(s, r, j);
         for (size_t j = r; j < L; j++) ar[j] = 0.0f;
     }
-    memcpy(s->u, s->r, L * d * sizeof(float));
-    wy_forward_subst(L, d, s->m, s->u);
+    wy_forward_subst(L, d, s->m, s->r, s->u);
 }
 
 // P = (Q̂ K̂ᵀ) ⊙ D (lower triangle, diagonal included)
@@ -221,9 +221,9 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
             db[r] += gr * s.x[r];
             for (size_t j = 0; j < d; j++) s.dqh[r * d + j] += gr * tr[j];
         }
-        for (size_t r = 0; r < L; r++)  // rows of Q̂ scaled by γ: Q̂ is not needed after this
-            for (size_t i = 0; i < d; i++) s.qh[r * d + i] *= s.gam[r];
-        gemm_serial(1, 0, d, d, L, 1.0f, s.qh, d, dyc, d, 1.0f, s.dSin, d);
+        for (size_t r = 0; r < L; r++)  // diag(γ) Q̂ into s.tmp (dY S_inᵀ is used up)
+            for (size_t i = 0; i < d; i++) s.tmp[r * d + i] = s.qh[r * d + i] * s.gam[r];
+        gemm_serial(1, 0, d, d, L, 1.0f, s.tmp, d, dyc, d, 1.0f, s.dSin, d);
 
         // (3) (I + A) U = Z:  (I + Aᵀ) dZ = dU by back substitution;  dA_rs = −dz_r·u_s (s < r)
         wy_back_subst(L, d, s.m, s.du, s.dz);
@@ -239,7 +239,7 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
             for (size_t j = 0; j < r; j++) gr[j] *= s.beta[r] * dcoef(&s, r, j);
             for (size_t j = r; j < L; j++) gr[j] = 0.0f;
             // (5) Z = diag(β) R: dβ_r += dz_r·R_r = dz_r·z_r / β_r, taken from R recomputed below
-            s.sq[r] = (float)s.x[r];  // (q̂'s divisor is re-derived for the feature backward)
+            s.dbeta[r] = (float)s.x[r];
         }
         gemm_serial(0, 0, L, d, L, 1.0f, s.gm, L, s.kh, d, 1.0f, s.dkh, d);
         gemm_serial(1, 0, L, d, L, 1.0f, s.gm, L, s.kh, d, 1.0f, s.dkh, d);
@@ -250,15 +250,18 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         gemm_serial(0, 0, L, d, d, 1.0f, s.kh, d, Sin, d, 0.0f, s.tmp, d);  // K̂ S_in
         //     (R into s.r and dR into s.du: both dead by now)
         for (size_t r = 0; r < L; r++) {
-            const float *vr = v + (t0 + r) * d, *ks = s.tmp + r * d, *dzr = s.dz + r * d;
-            float *rr = s.r + r * d, *drr = s.du + r * d, *dvr = dv + (t0 + r) * d;
+            // separate rows of separate buffers (restrict: the loop vectorises without checks)
+            const float *restrict vr = v + (t0 + r) * d, *restrict ks = s.tmp + r * d;
+            const float *restrict dzr = s.dz + r * d;
+            float *restrict rr = s.r + r * d, *restrict drr = s.du + r * d, *restrict dvr = dv + (t0 + r) * d;
             float br = s.beta[r], gr = s.gam[r];
             for (size_t j = 0; j < d; j++) {
+                float dr = br * dzr[j];
                 rr[j] = vr[j] - gr * ks[j];
-                drr[j] = br * dzr[j];
-                dvr[j] += drr[j];
+                drr[j] = dr;
+                dvr[j] += dr;
             }
-            s.x[r] = s.sq[r];  // dβ_r so far
+            s.x[r] = s.dbeta[r];  // dβ_r so far
             s.x2[r] = 0;
         }
         wy_dotd_rows(L, d, s.dz, d, s.r, d, s.x);     // dβ_r += dz_r·R_r
@@ -272,7 +275,8 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         }
         gemm_serial(0, 1, L, d, d, 1.0f, s.dz, d, Sin, d, 1.0f, s.dkh, d);
         gemm_serial(1, 0, d, d, L, 1.0f, s.kh, d, s.dz, d, 1.0f, s.dSin, d);
-        memcpy(s.dS, s.dSin, d * d * sizeof(float));
+        float *t = s.dS;  // dL/dS_in is the next chunk's dL/dS_out: swap, no copy
+        s.dS = s.dSin, s.dSin = t;
 
         // dL/db_r -> dL/dlog λ_t: t0 + u gets Σ_{r>=u} dL/db_r
         double suffix = 0;
@@ -282,10 +286,9 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
             if (dll) dll[t0 + u] += (float)suffix;
         }
 
-        // through the normalised features (their divisors recomputed: s.sq was reused)
-        features(p, s.tmp, s.sq, q + t0 * d, L);  // q̂ again (s.qh was scaled by γ above)
+        // through the normalised features
         for (size_t r = 0; r < L; r++) {
-            delta_features_backward(p, dq + (t0 + r) * d, s.dqh + r * d, s.tmp + r * d, s.sq[r],
+            delta_features_backward(p, dq + (t0 + r) * d, s.dqh + r * d, s.qh + r * d, s.sq[r],
                                     q + (t0 + r) * d);
             delta_features_backward(p, dk + (t0 + r) * d, s.dkh + r * d, s.kh + r * d, s.sk[r],
                                     k + (t0 + r) * d);

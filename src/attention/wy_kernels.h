@@ -12,9 +12,10 @@
 #include <stddef.h>
 
 // Forward substitution of (I + A) U = Z, A (L, L) strictly lower (lda = L),
-// U (L, d) holding Z on entry. Row r, column i, for j = 0, 1, ..., r-1:
+// Z and U (L, d). Row r, column i: u[r][i] starts as z[r][i], then for
+// j = 0, 1, ..., r-1:
 //   u[r][i] = u[r][i] − (A[r][j] · u[j][i])        (a product, then a difference)
-void wy_forward_subst(size_t L, size_t d, const float *A, float *U);
+void wy_forward_subst(size_t L, size_t d, const float *A, const float *Z, float *U);
 
 // Back substitution of (I + Aᵀ) dZ = dU: for r = L-1 down to 0, dz_r starts as
 // du_r, then for j = r+1, ..., L-1:

@@ -788,20 +788,23 @@ static void bf16_round_into(float *dst, const float *src, size_t n) {
 }
 
 // Bit for bit against obvious_step: head sizes that fill the 16-lane panels
-// and vectors exactly, leave a tail, or are smaller than one; windows below,
+// and vectors exactly (an odd number of them: 48), leave a tail, or are
+// smaller than one; windows below,
 // at and past the 256-key block and not multiples of 16, so the ring wraps
 // inside a panel and a block; 700 tokens, every step compared. With kv_bf16
 // (bf = 1) the obvious loops get k and v rounded to bf16 first: the bf16
-// cache must give exactly the fp32 cache's bits on those values (3 heads
+// cache must give exactly the fp32 cache's bits on those values (5 heads
 // there, so some states are an odd number of bf16 values: the last float is
-// half used, and the sanitizer build sees a step that writes past it).
+// half used, and the sanitizer build sees a step that writes past it). 6 and
+// 5 heads: the step takes heads SM_FUSE = 4 at a time, so a whole group and
+// a part of one.
 static void test_step_bit_identical_to_obvious_loops(void) {
-    size_t dims[] = {32, 8, 20, 64, 3}, windows[] = {700, 300, 257, 37, 16, 1};
+    size_t dims[] = {32, 8, 20, 64, 3, 48}, windows[] = {700, 300, 257, 37, 16, 1};
     size_t T = 700;
     for (int bf = 0; bf <= 1; bf++)
         for (size_t a = 0; a < sizeof dims / sizeof dims[0]; a++)
             for (size_t b = 0; b < sizeof windows / sizeof windows[0]; b++) {
-                size_t dh = dims[a], window = windows[b], H = 2 + (size_t)bf;
+                size_t dh = dims[a], window = windows[b], H = bf ? 5 : 6;
                 AttnConfig c = cfg_of((int)H, (int)dh);
                 c.kv_bf16 = bf;
                 Rng r;
@@ -869,17 +872,20 @@ static void test_sizes_and_table(void) {
     AttnConfig c = cfg_of(4, 32);
     CHECK(strcmp(K_->name, "softmax") == 0);
     CHECK(K_->uses_decay == 0 && K_->n_aux == 0 && K_->last_state_norm == NULL);
-    // per head: K in groups of 64 slots (10 and 65 rounded up), V in `window` rows
+    // per head: K in groups of 64 slots (10 and 65 rounded up), V in `window`
+    // rows; each of the two, from 2048 elements on, padded to an odd number
+    // of 2048 (the heads' caches start in different cache sets)
     CHECK(K_->state_floats(&c, 10) == 4 * (64 + 10) * 32);
-    CHECK(K_->state_floats(&c, 64) == 4 * (64 + 64) * 32);
-    CHECK(K_->state_floats(&c, 65) == 4 * (128 + 65) * 32);
+    CHECK(K_->state_floats(&c, 64) == 4 * (64 + 64) * 32);             // 2048 + 2048: one unit each
+    CHECK(K_->state_floats(&c, 65) == 4 * (3 * 2048 + 3 * 2048));      // 4096 -> 3 units, 2080 -> 3
+    CHECK(K_->state_floats(&c, 16384) == 4 * (257 * 2048 + 257 * 2048));  // 256 units each -> 257
     CHECK(K_->memory_bytes(&c, 100) == 2 * 4 * 100 * 32 * 4);
     CHECK(K_->memory_bytes(&c, 0) == 0);
     // kv_bf16: the same elements at two bytes each, rounded up to whole floats
     AttnConfig cb = c, odd = cfg_of(1, 3);
     cb.kv_bf16 = odd.kv_bf16 = 1;
     CHECK(K_->state_floats(&cb, 10) == 4 * (64 + 10) * 32 / 2);
-    CHECK(K_->state_floats(&cb, 65) == 4 * (128 + 65) * 32 / 2);
+    CHECK(K_->state_floats(&cb, 65) == 4 * (3 * 2048 + 3 * 2048) / 2);
     CHECK(K_->state_floats(&odd, 1) == ((64 + 1) * 3 + 1) / 2);  // 195 values: 98 floats
     CHECK(K_->memory_bytes(&cb, 100) == 2 * 4 * 100 * 32 * 2);
     size_t n = K_->state_floats(&c, 10);

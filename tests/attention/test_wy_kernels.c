@@ -87,11 +87,14 @@ static void test_forward_subst(void) {
         for (size_t b = 0; b < ND; b++) {
             size_t L = Ls[a], d = ds[b];
             fill(A, L * L, &r, 0.3), fill(Z, (L + 1) * d, &r, 1.0);
-            memcpy(U0, Z, sizeof Z), memcpy(U1, Z, sizeof Z);
+            memcpy(U0, Z, sizeof Z);
+            fill(U1, (L + 1) * d, &r, 1.0);  // U's old rows < L: overwritten
+            memcpy(U1 + L * d, Z + L * d, d * sizeof(float));
             ref_forward_subst(L, d, A, U0);
-            wy_forward_subst(L, d, A, U1);
-            CHECK(memcmp(U0, U1, sizeof U0) == 0);  // the row past the system untouched too
-            if (memcmp(U0, U1, sizeof U0)) fprintf(stderr, "    L %zu d %zu\n", L, d);
+            wy_forward_subst(L, d, A, Z, U1);
+            size_t bytes = (L + 1) * d * sizeof(float);  // the row past the system untouched too
+            CHECK(memcmp(U0, U1, bytes) == 0);
+            if (memcmp(U0, U1, bytes)) fprintf(stderr, "    L %zu d %zu\n", L, d);
         }
 }
 
