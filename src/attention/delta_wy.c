@@ -250,13 +250,16 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         gemm_serial(0, 0, L, d, d, 1.0f, s.kh, d, Sin, d, 0.0f, s.tmp, d);  // K̂ S_in
         //     (R into s.r and dR into s.du: both dead by now)
         for (size_t r = 0; r < L; r++) {
-            const float *vr = v + (t0 + r) * d, *ks = s.tmp + r * d, *dzr = s.dz + r * d;
-            float *rr = s.r + r * d, *drr = s.du + r * d, *dvr = dv + (t0 + r) * d;
+            // separate rows of separate buffers (restrict: the loop vectorises without checks)
+            const float *restrict vr = v + (t0 + r) * d, *restrict ks = s.tmp + r * d;
+            const float *restrict dzr = s.dz + r * d;
+            float *restrict rr = s.r + r * d, *restrict drr = s.du + r * d, *restrict dvr = dv + (t0 + r) * d;
             float br = s.beta[r], gr = s.gam[r];
             for (size_t j = 0; j < d; j++) {
+                float dr = br * dzr[j];
                 rr[j] = vr[j] - gr * ks[j];
-                drr[j] = br * dzr[j];
-                dvr[j] += drr[j];
+                drr[j] = dr;
+                dvr[j] += dr;
             }
             s.x[r] = s.dbeta[r];  // dβ_r so far
             s.x2[r] = 0;

@@ -197,10 +197,10 @@ void wy_pairs_db(size_t L, const float *P, const float *G, double *db) {
     // side (each row its own chain, j ascending) ...
     size_t r = 0;
     for (; r + CHAINS <= L; r += CHAINS) {
+        // the columns j < r that all the block's rows have: their dot products
+        wy_dotd_rows(CHAINS, r, P + r * L, L, G + r * L, L, db + r);
         double acc[CHAINS];
         for (size_t c = 0; c < CHAINS; c++) acc[c] = db[r + c];
-        for (size_t j = 0; j < r; j++)
-            for (size_t c = 0; c < CHAINS; c++) acc[c] += pair_x(L, P, G, r + c, j);
         for (size_t c = 1; c < CHAINS; c++)  // the block's own triangle, j still ascending
             for (size_t j = r; j < r + c; j++) acc[c] += pair_x(L, P, G, r + c, j);
         for (size_t c = 0; c < CHAINS; c++) db[r + c] = acc[c];
