@@ -166,8 +166,13 @@ static int run_case(DeltaSlab p, unsigned long long seed) {
     fill(o1, nout, 0.1f, &r);
     memcpy(o2, o1, nout * sizeof(float));
     float *saved = malloc(delta_saved_floats(&p) * sizeof(float));
-    float *scratch = malloc(delta_scratch_floats(&p) * sizeof(float));
+    // scratch is free to reuse between calls (delta.c hands one to all of a
+    // task's slabs): NaN in it before each call must not reach any output
+    size_t ns = delta_scratch_floats(&p);
+    float *scratch = malloc(ns * sizeof(float));
+    for (size_t i = 0; i < ns; i++) scratch[i] = NAN;
     double n1 = delta_chunk_forward(&p, o1, saved, scratch, q, k, v, a);
+    for (size_t i = 0; i < ns; i++) scratch[i] = NAN;
     double l1 = delta_chunk_backward(&p, o1 + Td, o1 + 2 * Td, o1 + 3 * Td, o1 + 4 * Td, p.lam_t ? o1 + 4 * Td + T : NULL,
                                      dy, saved, scratch, q, k, v, a);
 

@@ -555,6 +555,7 @@ static void test_tiles_bit_identical_to_query_outer(void) {
     // 16-float vectors and the 8 x 32 gemm tiles; scores spread wide enough
     // (qscale 4) that later key tiles raise the running max
     CHECK(tiles_case(2, 6, 256, 64, 1.0f, 1));
+    CHECK(tiles_case(1, 1, 70, 300, 1.0f, 2));  // a head past gemm's K block (GEMM_KC)
     static const size_t Tt[] = {1, 17, 64, 65, 130, 200};
     static const size_t dht[] = {8, 20, 48, 100};
     for (size_t a = 0; a < sizeof Tt / sizeof Tt[0]; a++)
