@@ -136,7 +136,7 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
     size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H, gf = gate_floats(J->c, J->T);
-    float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // the range's slabs share one (see range_scratch)
+    float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // the range's slabs share one (see above Job)
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         DeltaSlab p = slab_setup(J, bh, ws);
