@@ -99,6 +99,10 @@ static size_t delta_work_floats(const AttnConfig *c, size_t B, size_t T) {
 }
 
 // ---- training form: one (b, h) slab per task ----
+// A task's slabs run one after another on one thread, so they share the first
+// one's scratch (chunk·dh² floats of states in backward): it stays in that
+// core's L2 instead of each slab writing and re-reading its own cold copy
+// (measured in docs/speed.md, "delta's token recurrence").
 
 typedef struct {
     const AttnConfig *c;
@@ -132,12 +136,13 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
     size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H, gf = gate_floats(J->c, J->T);
+    float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // the range's slabs share one (see above Job)
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         DeltaSlab p = slab_setup(J, bh, ws);
         double (*fwd)(const DeltaSlab *, float *, float *, float *, const float *, const float *,
                       const float *, const float *) = use_wy(J->c) ? delta_wy_forward : delta_chunk_forward;
-        J->work[bh] = (float)fwd(&p, J->y + bh * n, ws + gf, ws + saved, J->q + bh * n, J->k + bh * n,
+        J->work[bh] = (float)fwd(&p, J->y + bh * n, ws + gf, scratch, J->q + bh * n, J->k + bh * n,
                                  J->v + bh * n, J->aux + beta_at(J, bh));
     }
 }
@@ -146,6 +151,7 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
     size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved, T = J->T;
     size_t sf = slab_floats(J->c, T, &saved), BH = J->B * H, gf = gate_floats(J->c, T);
+    float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // shared by the range's slabs, as in forward
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         DeltaSlab p = slab_setup(J, bh, ws);
@@ -156,7 +162,7 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
                       const float *) = use_wy(J->c) ? delta_wy_backward : delta_chunk_backward;
         double dl = bwd(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n,
                         J->daux ? J->daux + beta_at(J, bh) : NULL, dll, J->dy + bh * n, ws + gf,
-                        ws + saved, J->q + bh * n, J->k + bh * n, J->v + bh * n, J->aux + beta_at(J, bh));
+                        scratch, J->q + bh * n, J->k + bh * n, J->v + bh * n, J->aux + beta_at(J, bh));
         if (dll) {
             // dL/dlog λ_t -> the gate logit g_t and, summed, θ_h
             const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, T);

@@ -14,6 +14,10 @@
 #include <immintrin.h>
 #endif
 
+// The 64-byte vectors below pass between static functions only: gcc's note
+// that their ABI differs without AVX-512 concerns no caller outside this file.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 // sub-buffers start on 16-float (64-byte) boundaries
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk - 1) / p->chunk : 0; }
@@ -31,6 +35,7 @@ static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk 
 // contraction under -std=c11), so both give the same bits; results depend on d,
 // never on the thread count.
 #define LANES 16
+typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
 
 #if defined(__AVX512F__)
 // tail mask for the n - j0 < 16 remaining floats
@@ -193,11 +198,12 @@ void delta_normalize_n(const DeltaSlab *p, float *out, size_t n, float *divisors
     size_t d = p->dh;
     if (!p->normalize) return;
     float s[DELTA_FEATURES_MAX] = {0};
-    for (size_t i = 0; i < d; i++)
-        for (size_t c = 0; c < n; c++) {
-            float o = out[c * d + i];
-            s[c] += p->key_norm == KEYNORM_L2 ? o * o : o;
-        }
+    if (p->key_norm == KEYNORM_L2)
+        for (size_t i = 0; i < d; i++)
+            for (size_t c = 0; c < n; c++) s[c] += out[c * d + i] * out[c * d + i];
+    else
+        for (size_t i = 0; i < d; i++)
+            for (size_t c = 0; c < n; c++) s[c] += out[c * d + i];
     for (size_t c = 0; c < n; c++) {
         // + eps: φ = 0 (relu may give Σφ = 0) gives k̂ = 0 (no write, no read), not 0/0
         s[c] = p->key_norm == KEYNORM_L2 ? sqrtf(s[c] + p->eps) : s[c] + p->eps;
@@ -246,7 +252,6 @@ void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, con
 // so the sums stay in registers). Only these columns of S are read for these
 // columns of e, and only e's own columns are needed to update them, so each
 // strip goes through both passes on its own.
-typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
 static inline __attribute__((always_inline)) void token_strip(size_t d, size_t j0, size_t NG, float lam, float beta,
                                                               float *restrict S, const float *restrict kh,
                                                               const float *restrict qh, float *restrict y,
@@ -299,6 +304,242 @@ void delta_token_inplace(size_t d, float lam, float beta, float *S, const float 
     }
 }
 
+// ---- the training form's kernels ----
+//
+// The forward and the backward's recompute run one pass over S per position:
+// the write S' = λS + (βk̂) eᵀ fused with the reads that follow it, y = S'ᵀq̂
+// and the next position's e' = v' − λ' S'ᵀk̂'. Every value is the same chain of
+// float operations as delta_token's (row_decay_add, then mat_t_vec: sums from
+// 0 over i ascending), so forward, recompute and generation round alike; S is
+// read once per position instead of three times and the two read-outs' sums
+// run side by side.
+typedef struct {
+    float lam, beta;
+    const float *kh, *e;    // (d) this position's k̂ and e
+    const float *qh;        // (d) q̂ (with y)
+    float *y;               // (d) y = S'ᵀq̂
+    const float *kn, *vn;   // (d) the next position's k̂ and v (with e')
+    float lamn;             // its λ
+    float *en;              // (d) its e
+} TokenStep;
+
+// Columns [j0, j0 + 16 NG) (NG a constant in each use). hy, hn (constants):
+// compute y, e'. Sin and Sout may be the same rows (in place).
+static inline __attribute__((always_inline)) void step_strip(size_t d, size_t j0, size_t NG, const TokenStep *ts,
+                                                             const float *Sin, float *Sout, int hy, int hn) {
+    // the step's scalars and vectors in locals: S's stores cannot change them
+    const float *restrict kh = ts->kh, *restrict qh = ts->qh, *restrict kn = ts->kn;
+    float lam = ts->lam, beta = ts->beta;
+    DeltaVec ev[4], ay[4], an[4], r;
+    for (size_t g = 0; g < NG; g++) {
+        memcpy(&ev[g], ts->e + j0 + LANES * g, sizeof r);
+        ay[g] = an[g] = (DeltaVec){0};
+    }
+    for (size_t i = 0; i < d; i++) {
+        float c = beta * kh[i], qi = hy ? qh[i] : 0.0f, ki = hn ? kn[i] : 0.0f;
+        for (size_t g = 0; g < NG; g++) {
+            memcpy(&r, Sin + i * d + j0 + LANES * g, sizeof r);
+            r = lam * r + c * ev[g];
+            memcpy(Sout + i * d + j0 + LANES * g, &r, sizeof r);
+            if (hy) ay[g] += qi * r;
+            if (hn) an[g] += ki * r;
+        }
+    }
+    for (size_t g = 0; g < NG; g++) {
+        if (hy) memcpy(ts->y + j0 + LANES * g, &ay[g], sizeof r);
+        if (hn) {
+            memcpy(&r, ts->vn + j0 + LANES * g, sizeof r);
+            r = r - ts->lamn * an[g];
+            memcpy(ts->en + j0 + LANES * g, &r, sizeof r);
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) void step_columns(size_t d, const TokenStep *ts, const float *Sin,
+                                                               float *Sout, int hy, int hn) {
+    size_t j0 = 0;
+    for (; d - j0 >= 4 * LANES; j0 += 4 * LANES) step_strip(d, j0, 4, ts, Sin, Sout, hy, hn);
+    switch ((d - j0) / LANES) {
+    case 3: step_strip(d, j0, 3, ts, Sin, Sout, hy, hn); break;
+    case 2: step_strip(d, j0, 2, ts, Sin, Sout, hy, hn); break;
+    case 1: step_strip(d, j0, 1, ts, Sin, Sout, hy, hn); break;
+    default: break;
+    }
+    for (j0 += (d - j0) / LANES * LANES; j0 < d; j0++) {  // the last columns one at a time
+        float ej = ts->e[j0], ay = 0.0f, an = 0.0f;
+        for (size_t i = 0; i < d; i++) {
+            float s = ts->lam * Sin[i * d + j0] + (ts->beta * ts->kh[i]) * ej;
+            Sout[i * d + j0] = s;
+            if (hy) ay += ts->qh[i] * s;
+            if (hn) an += ts->kn[i] * s;
+        }
+        if (hy) ts->y[j0] = ay;
+        if (hn) ts->en[j0] = ts->vn[j0] - ts->lamn * an;
+    }
+}
+
+// forward: y, and e' unless the position is its chunk's last
+static void step_forward(size_t d, const TokenStep *ts, float *S) {
+    if (ts->kn) step_columns(d, ts, S, S, 1, 1);
+    else step_columns(d, ts, S, S, 1, 0);
+}
+// the recompute: the next state and its e' (no y)
+static void step_recompute(size_t d, const TokenStep *ts, const float *S, float *Sn) {
+    step_columns(d, ts, S, Sn, 0, 1);
+}
+
+// e = v − λ Sᵀk̂: a chunk's first position (the others get theirs from the step before)
+static void first_e(size_t d, float lam, const float *S, const float *kh, const float *v, float *e) {
+    mat_t_vec(d, e, S, kh);
+    for (size_t j = 0; j < d; j++) e[j] = v[j] - lam * e[j];
+}
+
+// The backward's two passes over the rows of G and P (see "backward" below)
+// for d = 16 NV, NV <= 4: du stays in registers over all rows, and the lane
+// sums of 16 rows are reduced together, one shuffle-and-add tree for 16 rows
+// instead of one per row: level by level it is each row's own pairwise order
+// (l += l+8, then +4, +2, +1), so every row sum has the bits of the per-row one.
+enum { FAST_MAX_NV = 4 };
+static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= FAST_MAX_NV; }
+
+// a, b: two rows' 16 lane sums (JOIN8) or the groups of earlier levels; each
+// level adds every row's upper half of lanes to its lower half and packs two
+// inputs' halves into one vector.
+// (macros, not functions: gcc notes an ABI change for 64-byte vector arguments
+// without AVX-512 even where every call is inlined)
+#define SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+// a, b one row each -> lanes 0-7 a's, 8-15 b's
+#define JOIN8(a, b) (SHUF(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) + \
+                     SHUF(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31))
+// 2 rows each -> 4 rows of 4 lanes
+#define JOIN4(a, b) (SHUF(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27) + \
+                     SHUF(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31))
+// 4 rows each -> group m (lanes 4m..4m+3): a's row m, then b's row m, 2 lanes each
+#define JOIN2(a, b) (SHUF(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29) + \
+                     SHUF(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31))
+// -> lane 4m + k holds row 4k + m
+#define JOIN1(a, b) (SHUF(a, b, 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30) + \
+                     SHUF(a, b, 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31))
+
+// the lane sums of 16 rows, in row order, from their 8 row pairs' JOIN8
+static inline DeltaVec join16(const DeltaVec h[8]) {
+    DeltaVec lo = JOIN2(JOIN4(h[0], h[1]), JOIN4(h[2], h[3])), hi = JOIN2(JOIN4(h[4], h[5]), JOIN4(h[6], h[7]));
+    DeltaVec s = JOIN1(lo, hi);
+    return SHUF(s, s, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+}
+
+// Pass B of one position (row i: pd_i = P_i·du; G_i = λ G_i − (λβ k̂_i) du)
+// and pass A of one position (row i: G_i += q̂_i dy; du += k̂_i G_i, du from 0;
+// o0_i = P_i·dy, o1_i = G_i·u, o2_i = P_i·G_i with G_i after the update). The
+// sweep runs pass B of position r and pass A of r − 1 in one pass over G's
+// rows: row i of A needs only row i of B's result, so each row of G is loaded
+// and stored once per position, and the values are those of the two passes
+// run one after the other.
+typedef struct {
+    const float *P, *du, *kh;  // (d, d) P; (d) du, k̂
+    float lam, lb;             // λ and λβ
+    float *pd;                 // (d) out
+} PassB;
+typedef struct {
+    const float *P, *dy, *u, *qh, *kh;  // (d, d) P; (d) dy, u, q̂, k̂
+    float *du, *o0, *o1, *o2;           // (d) out
+} PassA;
+
+// d = 16 NV; B, A each NULL or not, constants in each use
+static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G, const PassB *B, const PassA *A) {
+    size_t d = NV * LANES;
+    DeltaVec dub[FAST_MAX_NV], yv[FAST_MAX_NV], uv[FAST_MAX_NV], dua[FAST_MAX_NV];
+    const float *restrict Pb = B ? B->P : NULL, *restrict kb = B ? B->kh : NULL;
+    const float *restrict Pa = A ? A->P : NULL, *restrict qa = A ? A->qh : NULL, *restrict ka = A ? A->kh : NULL;
+    float lam = B ? B->lam : 0.0f, lb = B ? B->lb : 0.0f;
+    for (size_t v = 0; v < NV; v++) {
+        if (B) memcpy(&dub[v], B->du + LANES * v, sizeof dub[v]);
+        if (A) {
+            memcpy(&yv[v], A->dy + LANES * v, sizeof yv[v]);
+            memcpy(&uv[v], A->u + LANES * v, sizeof uv[v]);
+            dua[v] = (DeltaVec){0};
+        }
+    }
+    for (size_t i0 = 0; i0 < d; i0 += LANES) {
+        DeltaVec hb[8], ha[3][8];  // the row pairs' JOIN8: B's P·du; A's three sums
+        for (size_t pr = 0; pr < 8; pr++) {
+            DeltaVec b[2], a[2][3];
+            for (size_t w = 0; w < 2; w++) {
+                size_t i = i0 + 2 * pr + w;
+                DeltaVec g[FAST_MAX_NV], pv;
+                for (size_t v = 0; v < NV; v++) memcpy(&g[v], G + i * d + LANES * v, sizeof g[v]);
+                if (B) {
+                    DeltaVec acc = {0};
+                    float c = lb * kb[i];
+                    for (size_t v = 0; v < NV; v++) {
+                        memcpy(&pv, Pb + i * d + LANES * v, sizeof pv);
+                        acc = acc + pv * dub[v];
+                        g[v] = lam * g[v] - c * dub[v];
+                    }
+                    b[w] = acc;
+                }
+                if (A) {
+                    DeltaVec a0 = {0}, a1 = {0}, a2 = {0};
+                    float qi = qa[i], ki = ka[i];
+                    for (size_t v = 0; v < NV; v++) {
+                        memcpy(&pv, Pa + i * d + LANES * v, sizeof pv);
+                        g[v] = g[v] + qi * yv[v];
+                        dua[v] = dua[v] + ki * g[v];
+                        a0 = a0 + pv * yv[v];
+                        a1 = a1 + g[v] * uv[v];
+                        a2 = a2 + pv * g[v];
+                    }
+                    a[w][0] = a0, a[w][1] = a1, a[w][2] = a2;
+                }
+                for (size_t v = 0; v < NV; v++) memcpy(G + i * d + LANES * v, &g[v], sizeof g[v]);
+            }
+            if (B) hb[pr] = JOIN8(b[0], b[1]);
+            if (A)
+                for (size_t q = 0; q < 3; q++) ha[q][pr] = JOIN8(a[0][q], a[1][q]);
+        }
+        if (B) {
+            DeltaVec r = join16(hb);
+            memcpy(B->pd + i0, &r, sizeof r);
+        }
+        if (A) {
+            DeltaVec r0 = join16(ha[0]), r1 = join16(ha[1]), r2 = join16(ha[2]);
+            memcpy(A->o0 + i0, &r0, sizeof r0);
+            memcpy(A->o1 + i0, &r1, sizeof r1);
+            memcpy(A->o2 + i0, &r2, sizeof r2);
+        }
+    }
+    if (A)
+        for (size_t v = 0; v < NV; v++) memcpy(A->du + LANES * v, &dua[v], sizeof dua[v]);
+}
+
+// the same for any d: row by row (pass B's rows before pass A's: the same values)
+static void rows_any(size_t d, float *G, const PassB *B, const PassA *A) {
+    if (B)
+        for (size_t i = 0; i < d; i++)
+            B->pd[i] = pass_b_row(d, G + i * d, B->P + i * d, B->du, B->lam, B->lb * B->kh[i]);
+    if (A) {
+        memset(A->du, 0, d * sizeof(float));
+        for (size_t i = 0; i < d; i++) {
+            float o[3];
+            pass_a_row(d, G + i * d, A->P + i * d, A->dy, A->u, A->du, A->qh[i], A->kh[i], o);
+            A->o0[i] = o[0], A->o1[i] = o[1], A->o2[i] = o[2];
+        }
+    }
+}
+
+#define ROWS_CASES(B, A)                                  \
+    switch (fast_rows(d) ? d / LANES : 0) {               \
+    case 1: rows_fast(1, G, B, A); return;                \
+    case 2: rows_fast(2, G, B, A); return;                \
+    case 3: rows_fast(3, G, B, A); return;                \
+    case 4: rows_fast(4, G, B, A); return;                \
+    default: rows_any(d, G, B, A); return;                \
+    }
+static void rows_a(size_t d, float *G, const PassA *A) { ROWS_CASES(NULL, A) }
+static void rows_b(size_t d, float *G, const PassB *B) { ROWS_CASES(B, NULL) }
+static void rows_ba(size_t d, float *G, const PassB *B, const PassA *A) { ROWS_CASES(B, A) }
+#undef ROWS_CASES
+
 // ---- saved: the state entering each chunk ----
 
 size_t delta_saved_floats(const DeltaSlab *p) { return round16(n_chunks(p) * p->dh * p->dh); }
@@ -308,10 +549,11 @@ typedef struct {
     float *states;          // (chunk, d, d) backward: P for each position of the chunk
     float *G;               // (d, d) forward: the running S; backward: dL/dS
     float *kh, *qh, *e;     // (chunk, d) k̂, q̂, e of the chunk
+    float *pg, *pd;         // (chunk, d) backward: per row P_i·G_i and P_i·du (the dλ terms)
     float *sk, *sq;         // (chunk) the divisors of k̂, q̂
     float *beta, *omb;      // (chunk) β and 1 − β
-    float *u, *du;          // (d) u = β e and dL/du
-    float *dkh, *dqh;       // (d) dL/dk̂, dL/dq̂
+    float *u, *du;          // (2, d) u = β e and dL/du of two positions (the sweep's r and r − 1)
+    float *dkh, *dqh;       // (2, d) dL/dk̂, dL/dq̂ of the same two
 } Scratch;
 
 static Scratch scratch_at(const DeltaSlab *p, float *base) {
@@ -323,32 +565,40 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
     s.kh = f;     f += round16(chunk * d);
     s.qh = f;     f += round16(chunk * d);
     s.e = f;      f += round16(chunk * d);
+    s.pg = f;     f += round16(chunk * d);
+    s.pd = f;     f += round16(chunk * d);
     s.sk = f;     f += round16(chunk);
     s.sq = f;     f += round16(chunk);
     s.beta = f;   f += round16(chunk);
     s.omb = f;    f += round16(chunk);
-    s.u = f;      f += round16(d);
-    s.du = f;     f += round16(d);
-    s.dkh = f;    f += round16(d);
+    s.u = f;      f += round16(2 * d);
+    s.du = f;     f += round16(2 * d);
+    s.dkh = f;    f += round16(2 * d);
     s.dqh = f;
     return s;
 }
 
 size_t delta_scratch_floats(const DeltaSlab *p) {
     size_t chunk = p->chunk, d = p->dh;
-    return round16(chunk * d * d) + round16(d * d) + 3 * round16(chunk * d) + 4 * round16(chunk) +
-           4 * round16(d);
+    return round16(chunk * d * d) + round16(d * d) + 5 * round16(chunk * d) + 4 * round16(chunk) +
+           4 * round16(2 * d);
 }
 
-// k̂, q̂, β of positions [t0, t0+L)
+// k̂, q̂, β of positions [t0, t0+L): φ over the chunk at once (element-wise),
+// the normalisations DELTA_FEATURES_MAX rows side by side (delta_features'
+// values: one float chain per row, i ascending)
 static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
     size_t d = p->dh;
-    for (size_t r = 0; r < L; r++) {
-        s->sk[r] = delta_features(p, s->kh + r * d, k + (t0 + r) * d);
-        s->sq[r] = delta_features(p, s->qh + r * d, q + (t0 + r) * d);
-        delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
+    fmap_forward(p->fmap, s->kh, k + t0 * d, L * d);
+    fmap_forward(p->fmap, s->qh, q + t0 * d, L * d);
+    for (size_t r = 0; r < L; r += DELTA_FEATURES_MAX) {
+        size_t n = L - r < DELTA_FEATURES_MAX ? L - r : DELTA_FEATURES_MAX;
+        for (size_t c = 0; c < n; c++) s->sk[r + c] = s->sq[r + c] = 1.0f;  // without normalize
+        delta_normalize_n(p, s->kh + r * d, n, s->sk + r);
+        delta_normalize_n(p, s->qh + r * d, n, s->sq + r);
     }
+    for (size_t r = 0; r < L; r++) delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
 }
 
 static float lam_at(const DeltaSlab *p, size_t t) { return p->lam_t ? p->lam_t[t] : p->lam; }
@@ -372,9 +622,16 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
         size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         memcpy(saved + c * d * d, S, d * d * sizeof(float));  // for backward's recompute
         load_chunk(p, &s, t0, L, q, k, a);
-        for (size_t r = 0; r < L; r++)
-            delta_token(d, lam_at(p, t0 + r), s.beta[r], S, S, s.kh + r * d, s.qh + r * d, s.u,
-                        y + (t0 + r) * d, v + (t0 + r) * d);
+        first_e(d, lam_at(p, t0), S, s.kh, v + t0 * d, s.e);
+        for (size_t r = 0; r < L; r++) {
+            size_t t = t0 + r;
+            TokenStep ts = {.lam = lam_at(p, t), .beta = s.beta[r], .kh = s.kh + r * d, .e = s.e + r * d,
+                            .qh = s.qh + r * d, .y = y + t * d};
+            if (r + 1 < L)
+                ts.kn = s.kh + (r + 1) * d, ts.vn = v + (t + 1) * d, ts.lamn = lam_at(p, t + 1),
+                ts.en = s.e + (r + 1) * d;
+            step_forward(d, &ts, S);
+        }
     }
     double ss = 0;
     for (size_t i = 0; i < d * d; i++) ss += (double)S[i] * S[i];
@@ -410,6 +667,29 @@ void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const f
     fmap_backward(p->fmap, dx, dout, x, d);
 }
 
+// pass A of position r of the chunk (dyt: its dy): u = β e and u·dy first
+static PassA sweep_a(const Scratch *s, size_t d, size_t r, const float *dyt, float ud[2]) {
+    size_t x = (r & 1) * d;
+    float *u = s->u + x, beta = s->beta[r];
+    const float *e = s->e + r * d;
+    for (size_t j = 0; j < d; j++) u[j] = beta * e[j];
+    ud[r & 1] = dot(u, dyt, d);
+    return (PassA){.P = s->states + r * d * d, .dy = dyt, .u = u, .qh = s->qh + r * d, .kh = s->kh + r * d,
+                   .du = s->du + x, .o0 = s->dqh + x, .o1 = s->dkh + x, .o2 = s->pg + r * d};
+}
+
+// dL/dlog λ of position t = t0 + r from pass A's row sums P_i·G_i and pass B's
+// P_i·du, summed in double over i ascending: (Σ P·G − β Σ k̂_i (P du)_i) λ
+static double dloglam_at(size_t d, const float *pg, const float *pd, const float *kh, float beta, float lam) {
+    double dl_a = 0, dl_b = 0;
+    for (size_t i = 0; i < d; i++) {
+        dl_a += pg[i];
+        dl_b += (double)kh[i] * pd[i];
+    }
+    // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
+    return (dl_a - (double)beta * dl_b) * lam;
+}
+
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
                             float *dlam_t, const float *dy, const float *saved, float *scratch,
                             const float *q, const float *k, const float *v, const float *a) {
@@ -423,45 +703,50 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
         // recompute: states[r] = S_{t0+r-1} and e_r, exactly as forward did
         load_chunk(p, &s, t0, L, q, k, a);
         memcpy(s.states, saved + c * d * d, d * d * sizeof(float));
-        for (size_t r = 0; r < L; r++)
-            delta_token(d, lam_at(p, t0 + r), s.beta[r], s.states + r * d * d,
-                        r + 1 < L ? s.states + (r + 1) * d * d : NULL, s.kh + r * d, NULL,
-                        s.e + r * d, NULL, v + (t0 + r) * d);
+        first_e(d, lam_at(p, t0), s.states, s.kh, v + t0 * d, s.e);
+        for (size_t r = 0; r + 1 < L; r++) {
+            size_t t = t0 + r;
+            TokenStep ts = {.lam = lam_at(p, t), .beta = s.beta[r], .kh = s.kh + r * d, .e = s.e + r * d,
+                            .kn = s.kh + (r + 1) * d, .vn = v + (t + 1) * d, .lamn = lam_at(p, t + 1),
+                            .en = s.e + (r + 1) * d};
+            step_recompute(d, &ts, s.states + r * d * d, s.states + (r + 1) * d * d);
+        }
 
+        // the sweep, positions in reverse: pass A of the last, then pass B of
+        // each position r together with pass A of r − 1; per-position vectors
+        // alternate between two buffers by the parity of r
+        float ud[2];
+        PassA A = sweep_a(&s, d, L - 1, dy + (t0 + L - 1) * d, ud);
+        rows_a(d, G, &A);
+        for (size_t r = L; r-- > 0;) {
+            size_t t = t0 + r, x = (r & 1) * d;
+            const float *kh = s.kh + r * d, *qh = s.qh + r * d, *e = s.e + r * d;
+            float beta = s.beta[r], lam = lam_at(p, t), lb = lam * beta;
+            float *du = s.du + x, *dqh = s.dqh + x, *dkh = s.dkh + x, *pd = s.pd + r * d;
+            // after pass A: dq̂ = λ P dy + k̂ (u·dy) (dqh holds P dy, dkh G u)
+            for (size_t i = 0; i < d; i++) dqh[i] = lam * dqh[i] + kh[i] * ud[r & 1];
+            // u = β e, β = sigmoid(a): da += (du·e) β (1 − β); de = β du = dv
+            if (da) da[t] += dot(du, e, d) * beta * s.omb[r];
+            float *dvt = dv + t * d;
+            for (size_t j = 0; j < d; j++) dvt[j] += beta * du[j];
+            PassB B = {.P = s.states + r * d * d, .du = du, .kh = kh, .lam = lam, .lb = lb, .pd = pd};
+            if (r > 0) {
+                A = sweep_a(&s, d, r - 1, dy + (t - 1) * d, ud);
+                rows_ba(d, G, &B, &A);
+            } else {
+                rows_b(d, G, &B);
+            }
+            // after pass B: dk̂ −= λβ P du
+            for (size_t i = 0; i < d; i++) dkh[i] -= lb * pd[i];
+            delta_features_backward(p, dq + t * d, dqh, qh, s.sq[r], q + t * d);
+            delta_features_backward(p, dk + t * d, dkh, kh, s.sk[r], k + t * d);
+        }
+        // dλ after the sweep: its double sums are off the sweep's critical path
         for (size_t r = L; r-- > 0;) {
             size_t t = t0 + r;
-            const float *P = s.states + r * d * d, *kh = s.kh + r * d, *qh = s.qh + r * d;
-            const float *e = s.e + r * d, *dyt = dy + t * d;
-            float beta = s.beta[r], lam = lam_at(p, t);
-            for (size_t j = 0; j < d; j++) {
-                s.u[j] = beta * e[j];
-                s.du[j] = 0.0f;
-            }
-            float ud = dot(s.u, dyt, d);
-            double dl_a = 0, dl_b = 0;
-            float o[3];
-            for (size_t i = 0; i < d; i++) {
-                pass_a_row(d, G + i * d, P + i * d, dyt, s.u, s.du, qh[i], kh[i], o);
-                s.dqh[i] = lam * o[0] + kh[i] * ud;
-                s.dkh[i] = o[1];
-                dl_a += o[2];
-            }
-            // u = β e, β = sigmoid(a): da += (du·e) β (1 − β); de = β du = dv
-            if (da) da[t] += dot(s.du, e, d) * beta * s.omb[r];
-            float *dvt = dv + t * d;
-            for (size_t j = 0; j < d; j++) dvt[j] += beta * s.du[j];
-            float lb = lam * beta;
-            for (size_t i = 0; i < d; i++) {
-                float pd = pass_b_row(d, G + i * d, P + i * d, s.du, lam, lb * kh[i]);
-                s.dkh[i] -= lb * pd;
-                dl_b += (double)kh[i] * pd;
-            }
-            // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
-            double dll = (dl_a - (double)beta * dl_b) * lam;
+            double dll = dloglam_at(d, s.pg + r * d, s.pd + r * d, s.kh + r * d, s.beta[r], lam_at(p, t));
             dlam += dll;
             if (dlam_t) dlam_t[t] += (float)dll;
-            delta_features_backward(p, dq + t * d, s.dqh, qh, s.sq[r], q + t * d);
-            delta_features_backward(p, dk + t * d, s.dkh, kh, s.sk[r], k + t * d);
         }
     }
     return dlam;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "attention/feature_map.h"
+#include "attention/wy_kernels.h"
 #include "kernels/gemm.h"
 #include "kernels/vexp.h"
 
@@ -23,7 +24,8 @@ typedef struct {
     float *m, *p, *gm, *dm;  // (C, C) K̂K̂ᵀ then A; Q̂K̂ᵀ ⊙ D; backward products; D
     float *S, *dS, *dSin;    // (d, d) running state / dL/dS after the chunk / dL/dS before it
     float *sk, *sq, *beta, *omb, *gam, *gs;  // (C)
-    double *b, *db;          // (C)
+    float *dbeta;            // (C) backward: dL/dβ from A (kept in float)
+    double *b, *db, *x, *x2;  // (C) b, dL/db, per-row dot products
     size_t stride;           // this chunk's L: the row length of the (L, L) products
 } Scratch;
 
@@ -37,17 +39,19 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
     for (size_t i = 0; i < 4; i++) *cc[i] = f, f += round16(C * C);
     float **dd[] = {&s.S, &s.dS, &s.dSin};
     for (size_t i = 0; i < 3; i++) *dd[i] = f, f += round16(d * d);
-    float **c1[] = {&s.sk, &s.sq, &s.beta, &s.omb, &s.gam, &s.gs};
-    for (size_t i = 0; i < 6; i++) *c1[i] = f, f += round16(C);
+    float **c1[] = {&s.sk, &s.sq, &s.beta, &s.omb, &s.gam, &s.gs, &s.dbeta};
+    for (size_t i = 0; i < sizeof c1 / sizeof *c1; i++) *c1[i] = f, f += round16(C);
     s.b = (double *)(void *)f, f += round16(2 * C);  // 64-byte aligned: fine for double
-    s.db = (double *)(void *)f;
+    s.db = (double *)(void *)f, f += round16(2 * C);
+    s.x = (double *)(void *)f, f += round16(2 * C);
+    s.x2 = (double *)(void *)f;
     return s;
 }
 
 size_t delta_wy_scratch_floats(const DeltaSlab *p) {
     size_t C = p->chunk, d = p->dh;
-    return 9 * round16(C * d) + 4 * round16(C * C) + 3 * round16(d * d) + 6 * round16(C) +
-           2 * round16(2 * C);
+    return 9 * round16(C * d) + 4 * round16(C * C) + 3 * round16(d * d) + 7 * round16(C) +
+           4 * round16(2 * C);
 }
 
 static double dotd(const float *a, const float *b, size_t n) {
@@ -56,15 +60,27 @@ static double dotd(const float *a, const float *b, size_t n) {
     return acc;
 }
 
+// out (n, d) = the normalised features of x's n rows, divisors (n) as delta_features returns
+// them: delta_features row for row, DELTA_FEATURES_MAX rows' sums side by side
+static void features(const DeltaSlab *p, float *out, float *divisors, const float *x, size_t n) {
+    size_t d = p->dh;
+    fmap_forward(p->fmap, out, x, n * d);
+    for (size_t r = 0; r < n; r++) divisors[r] = 1.0f;  // (left as is without normalize)
+    for (size_t r = 0; r < n; r += DELTA_FEATURES_MAX) {
+        size_t m = n - r < DELTA_FEATURES_MAX ? n - r : DELTA_FEATURES_MAX;
+        delta_normalize_n(p, out + r * d, m, divisors + r);
+    }
+}
+
 // k̂, q̂, β, the decays b, γ, g of positions [t0, t0+L)
 static void load_chunk(const DeltaSlab *p, Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
     size_t d = p->dh;
     double acc = 0;
     s->stride = L;
+    features(p, s->kh, s->sk, k + t0 * d, L);
+    features(p, s->qh, s->sq, q + t0 * d, L);
     for (size_t r = 0; r < L; r++) {
-        s->sk[r] = delta_features(p, s->kh + r * d, k + (t0 + r) * d);
-        s->sq[r] = delta_features(p, s->qh + r * d, q + (t0 + r) * d);
         delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
         acc += p->ll ? (double)p->ll[t0 + r] : p->loglam;
         s->b[r] = acc;
@@ -94,16 +110,11 @@ static void solve_u(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, c
     }
     gemm_serial(0, 1, L, L, d, 1.0f, s->kh, d, s->kh, d, 0.0f, s->m, L);  // K̂K̂ᵀ
     for (size_t r = 0; r < L; r++) {
-        float *ar = s->m + r * L, *ur = s->u + r * d;
+        float *ar = s->m + r * L;
         for (size_t j = 0; j < r; j++) ar[j] *= s->beta[r] * dcoef(s, r, j);
         for (size_t j = r; j < L; j++) ar[j] = 0.0f;
-        memcpy(ur, s->r + r * d, d * sizeof(float));
-        for (size_t j = 0; j < r; j++) {
-            float c = ar[j];
-            const float *uj = s->u + j * d;
-            for (size_t i = 0; i < d; i++) ur[i] -= c * uj[i];
-        }
     }
+    wy_forward_subst(L, d, s->m, s->r, s->u);
 }
 
 // P = (Q̂ K̂ᵀ) ⊙ D (lower triangle, diagonal included)
@@ -171,13 +182,16 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         //     du_s = g_s (K̂ dS)_s;  dk̂_s = g_s (U dSᵀ)_s;  x_s = g_s k̂_s·(dS u_s) -> db_{L-1} − db_s
         gemm_serial(0, 0, L, d, d, 1.0f, s.kh, d, s.dS, d, 0.0f, s.du, d);
         gemm_serial(0, 1, L, d, d, 1.0f, s.u, d, s.dS, d, 0.0f, s.dkh, d);
+        // (r = L-1 nets to 0, and adding then removing x would round away db)
+        memset(s.x, 0, L * sizeof(double));
+        wy_dotd_rows(L - 1, d, s.dkh, d, s.kh, d, s.x);
+        for (size_t r = 0; r + 1 < L; r++) {
+            double x = s.gs[r] * s.x[r];
+            db[L - 1] += x;
+            db[r] -= x;
+        }
         for (size_t r = 0; r < L; r++) {
             float g = s.gs[r];
-            if (r + 1 < L) {  // r = L-1 nets to 0 (and adding then removing x would round away db)
-                double x = g * dotd(s.dkh + r * d, s.kh + r * d, d);
-                db[L - 1] += x;
-                db[r] -= x;
-            }
             for (size_t j = 0; j < d; j++) s.du[r * d + j] *= g, s.dkh[r * d + j] *= g;
         }
         db[L - 1] += s.gam[L - 1] * dotd(Sin, s.dS, d * d);
@@ -190,60 +204,42 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         //     dS_in += Q̂ᵀ diag(γ) dY
         gemm_serial(1, 0, L, d, L, 1.0f, s.p, L, dyc, d, 1.0f, s.du, d);
         gemm_serial(0, 1, L, L, d, 1.0f, dyc, d, s.u, d, 0.0f, s.gm, L);
+        wy_pairs_db(L, s.p, s.gm, db);  // j < r only: at j = r, D = 1, its db terms cancel
         for (size_t r = 0; r < L; r++) {
             float *gr = s.gm + r * L;
-            const float *pr = s.p + r * L;
-            for (size_t j = 0; j < r; j++) {  // j = r: D = 1, its db terms cancel
-                double x = (double)pr[j] * gr[j];
-                db[r] += x;
-                db[j] -= x;
-                gr[j] *= dcoef(&s, r, j);
-            }
+            for (size_t j = 0; j < r; j++) gr[j] *= dcoef(&s, r, j);
             for (size_t j = r + 1; j < L; j++) gr[j] = 0.0f;
         }
         gemm_serial(0, 0, L, d, L, 1.0f, s.gm, L, s.kh, d, 0.0f, s.dqh, d);
         gemm_serial(1, 0, L, d, L, 1.0f, s.gm, L, s.qh, d, 1.0f, s.dkh, d);
         gemm_serial(0, 1, L, d, d, 1.0f, dyc, d, Sin, d, 0.0f, s.tmp, d);
+        memset(s.x, 0, L * sizeof(double));
+        wy_dotd_rows(L, d, s.tmp, d, s.qh, d, s.x);
         for (size_t r = 0; r < L; r++) {
             float gr = s.gam[r];
-            float *tr = s.tmp + r * d;
-            db[r] += gr * dotd(tr, s.qh + r * d, d);
+            const float *tr = s.tmp + r * d;
+            db[r] += gr * s.x[r];
             for (size_t j = 0; j < d; j++) s.dqh[r * d + j] += gr * tr[j];
         }
-        for (size_t r = 0; r < L; r++)  // rows of Q̂ scaled by γ: Q̂ is not needed after this
-            for (size_t i = 0; i < d; i++) s.qh[r * d + i] *= s.gam[r];
-        gemm_serial(1, 0, d, d, L, 1.0f, s.qh, d, dyc, d, 1.0f, s.dSin, d);
+        for (size_t r = 0; r < L; r++)  // diag(γ) Q̂ into s.tmp (dY S_inᵀ is used up)
+            for (size_t i = 0; i < d; i++) s.tmp[r * d + i] = s.qh[r * d + i] * s.gam[r];
+        gemm_serial(1, 0, d, d, L, 1.0f, s.tmp, d, dyc, d, 1.0f, s.dSin, d);
 
         // (3) (I + A) U = Z:  (I + Aᵀ) dZ = dU by back substitution;  dA_rs = −dz_r·u_s (s < r)
-        for (size_t r = L; r-- > 0;) {
-            float *dzr = s.dz + r * d;
-            memcpy(dzr, s.du + r * d, d * sizeof(float));
-            for (size_t j = r + 1; j < L; j++) {
-                float c2 = s.m[j * L + r];
-                const float *dzj = s.dz + j * d;
-                for (size_t i = 0; i < d; i++) dzr[i] -= c2 * dzj[i];
-            }
-        }
+        wy_back_subst(L, d, s.m, s.du, s.dz);
         gemm_serial(0, 1, L, L, d, -1.0f, s.dz, d, s.u, d, 0.0f, s.gm, L);  // dA (lower part used)
         // (4) A_rs = β_r D_rs M_rs:  dβ_r += Σ_s dA_rs D_rs M_rs = Σ_s dA_rs A_rs / β_r, taken
         //     as dA_rs (D_rs M_rs) from M recomputed; x_rs = dA_rs A_rs -> db_r − db_s;
         //     dM_rs = dA_rs β_r D_rs, M = K̂K̂ᵀ: dk̂ += dM K̂ + dMᵀ K̂
         gemm_serial(0, 1, L, L, d, 1.0f, s.kh, d, s.kh, d, 0.0f, s.p, L);  // M again (P is dead)
+        wy_pairs_db(L, s.gm, s.m, db);
+        wy_dbeta_rows(L, s.gm, s.dm, s.p, s.x);
         for (size_t r = 0; r < L; r++) {
             float *gr = s.gm + r * L;
-            const float *mr = s.p + r * L, *ar = s.m + r * L;
-            double dbeta = 0;
-            for (size_t j = 0; j < r; j++) {
-                float dm = dcoef(&s, r, j);
-                double x = (double)gr[j] * ar[j];
-                db[r] += x;
-                db[j] -= x;
-                dbeta += (double)gr[j] * dm * mr[j];
-                gr[j] *= s.beta[r] * dm;
-            }
+            for (size_t j = 0; j < r; j++) gr[j] *= s.beta[r] * dcoef(&s, r, j);
             for (size_t j = r; j < L; j++) gr[j] = 0.0f;
             // (5) Z = diag(β) R: dβ_r += dz_r·R_r = dz_r·z_r / β_r, taken from R recomputed below
-            s.sq[r] = (float)dbeta;  // (q̂'s divisor is re-derived for the feature backward)
+            s.dbeta[r] = (float)s.x[r];
         }
         gemm_serial(0, 0, L, d, L, 1.0f, s.gm, L, s.kh, d, 1.0f, s.dkh, d);
         gemm_serial(1, 0, L, d, L, 1.0f, s.gm, L, s.kh, d, 1.0f, s.dkh, d);
@@ -252,24 +248,35 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         //     dv += dR;  dKS = −diag(γ) dR: dk̂ += dKS S_inᵀ, dS_in += K̂ᵀ dKS,
         //     x_r = −γ_r (K̂ S_in)_r·dR_r -> db_r
         gemm_serial(0, 0, L, d, d, 1.0f, s.kh, d, Sin, d, 0.0f, s.tmp, d);  // K̂ S_in
+        //     (R into s.r and dR into s.du: both dead by now)
         for (size_t r = 0; r < L; r++) {
-            const float *vr = v + (t0 + r) * d, *ks = s.tmp + r * d;
-            float *dzr = s.dz + r * d, *dvr = dv + (t0 + r) * d, br = s.beta[r], gr = s.gam[r];
-            double dbeta = s.sq[r], x = 0;
+            // separate rows of separate buffers (restrict: the loop vectorises without checks)
+            const float *restrict vr = v + (t0 + r) * d, *restrict ks = s.tmp + r * d;
+            const float *restrict dzr = s.dz + r * d;
+            float *restrict rr = s.r + r * d, *restrict drr = s.du + r * d, *restrict dvr = dv + (t0 + r) * d;
+            float br = s.beta[r], gr = s.gam[r];
             for (size_t j = 0; j < d; j++) {
-                float rj = vr[j] - gr * ks[j];
-                dbeta += (double)dzr[j] * rj;
                 float dr = br * dzr[j];
+                rr[j] = vr[j] - gr * ks[j];
+                drr[j] = dr;
                 dvr[j] += dr;
-                x += (double)ks[j] * dr;
-                dzr[j] = -gr * dr;  // dKS
             }
-            db[r] -= gr * x;
-            if (da) da[t0 + r] += (float)(dbeta * s.beta[r] * s.omb[r]);
+            s.x[r] = s.dbeta[r];  // dβ_r so far
+            s.x2[r] = 0;
+        }
+        wy_dotd_rows(L, d, s.dz, d, s.r, d, s.x);     // dβ_r += dz_r·R_r
+        wy_dotd_rows(L, d, s.tmp, d, s.du, d, s.x2);  // (K̂ S_in)_r·dR_r
+        for (size_t r = 0; r < L; r++) {
+            float *dzr = s.dz + r * d, gr = s.gam[r];
+            const float *drr = s.du + r * d;
+            for (size_t j = 0; j < d; j++) dzr[j] = -gr * drr[j];  // dKS
+            db[r] -= gr * s.x2[r];
+            if (da) da[t0 + r] += (float)(s.x[r] * s.beta[r] * s.omb[r]);
         }
         gemm_serial(0, 1, L, d, d, 1.0f, s.dz, d, Sin, d, 1.0f, s.dkh, d);
         gemm_serial(1, 0, d, d, L, 1.0f, s.kh, d, s.dz, d, 1.0f, s.dSin, d);
-        memcpy(s.dS, s.dSin, d * d * sizeof(float));
+        float *t = s.dS;  // dL/dS_in is the next chunk's dL/dS_out: swap, no copy
+        s.dS = s.dSin, s.dSin = t;
 
         // dL/db_r -> dL/dlog λ_t: t0 + u gets Σ_{r>=u} dL/db_r
         double suffix = 0;
@@ -279,11 +286,10 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
             if (dll) dll[t0 + u] += (float)suffix;
         }
 
-        // through the normalised features (their divisors recomputed: s.sq was reused)
+        // through the normalised features
         for (size_t r = 0; r < L; r++) {
-            float *qh = s.tmp;  // q̂_r again (s.qh was scaled by γ above)
-            float sq = delta_features(p, qh, q + (t0 + r) * d);
-            delta_features_backward(p, dq + (t0 + r) * d, s.dqh + r * d, qh, sq, q + (t0 + r) * d);
+            delta_features_backward(p, dq + (t0 + r) * d, s.dqh + r * d, s.qh + r * d, s.sq[r],
+                                    q + (t0 + r) * d);
             delta_features_backward(p, dk + (t0 + r) * d, s.dkh + r * d, s.kh + r * d, s.sk[r],
                                     k + (t0 + r) * d);
         }

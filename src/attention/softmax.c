@@ -3,16 +3,17 @@
 //   y_i = sum_{j <= i} softmax_j(q_i . k_j / sqrt(dh)) v_j        per (b, h)
 //
 // Training form: tiled online softmax (FlashAttention-2 style). A T x T score
-// matrix is never built: each query tile of TILE rows walks the key tiles up
-// to the diagonal, keeping per row a running max m and running sum l and
-// rescaling the partial output when m grows. Only the per-row logsumexp
+// matrix is never built: each query row meets the key tiles up to the
+// diagonal in increasing order, keeping a running max m and running sum l and
+// rescaling the partial output when m grows (key tiles outer, so that each key
+// tile is transposed once for all the query tiles that read it). Only the per-row logsumexp
 // lse_i = m_i + log(l_i) is saved (B, H, T) for the backward, which recomputes
 // each probability tile as P = exp(S - lse) instead of storing it.
 //
 // Work buffer (floats):
 //   lse     (B, H, T)         written by forward, read by backward
-//   D       (B, H, T)         backward scratch: D_i = dy_i . y_i
-//   tiles   (B, H, SCRATCH)   one private tile scratch per (b, h) slab
+//   D       (B, H, T)         forward: the running sums l; backward: D_i = dy_i . y_i
+//   tiles   (B, H, 2 TILE^2 + 2 dh TILE)   one private tile scratch per (b, h) slab
 // so it is O(T) per (b, h), never O(T^2).
 //
 // Masking: inside a diagonal tile the hidden entries of P are set to 0,
@@ -31,72 +32,25 @@
 
 #include "attention.h"
 #include "attention/softmax_cache.h"
+#include "attention/softmax_rows.h"
 #include "attention/value_weights.h"
 #include "kernels/gemm.h"
 #include "kernels/vexp.h"
 #include "util/pool.h"
 
-#ifdef __AVX512F__
-#include <immintrin.h>
-#endif
-
 #define TILE 64  // query and key tile size; equal, so tile (it, it) is the diagonal
-#define SCRATCH (2 * TILE * TILE + 2 * TILE)  // S, dP tiles + m, l rows
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
 // ---------------------------------------------------------------------------
-// Row kernels: max and exp-and-sum over one tile row. These run once per
-// score, as often as the tile products' inner loops, so they get an AVX-512
-// path; its exp is vexpf16, which gives vexpf's bits lane by lane, so the
-// probabilities do not depend on the path.
-
-#ifdef __AVX512F__
-static __mmask16 tail_mask(size_t left) {
-    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-}
-#endif
-
-// max of x[0..n), n >= 1
-static float row_max(const float *x, size_t n) {
-#ifdef __AVX512F__
-    __m512 m = _mm512_set1_ps(-INFINITY);
-    for (size_t i = 0; i < n; i += 16)
-        m = _mm512_max_ps(m, _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), tail_mask(n - i), x + i));
-    return _mm512_reduce_max_ps(m);
-#else
-    float m = x[0];
-    for (size_t i = 1; i < n; i++) m = x[i] > m ? x[i] : m;
-    return m;
-#endif
-}
-
-// x[i] = exp(x[i] - sub) for i < n; returns the sum of the new x
-static float row_exp_sum(float *x, size_t n, float sub) {
-#if defined(__AVX512F__) && defined(FP_FAST_FMAF)
-    __m512 acc = _mm512_setzero_ps(), s = _mm512_set1_ps(sub);
-    for (size_t i = 0; i < n; i += 16) {
-        __mmask16 mk = tail_mask(n - i);
-        __m512 e = vexpf16(_mm512_sub_ps(_mm512_maskz_loadu_ps(mk, x + i), s));
-        _mm512_mask_storeu_ps(x + i, mk, e);
-        acc = _mm512_mask_add_ps(acc, mk, acc, e);
-    }
-    return _mm512_reduce_add_ps(acc);
-#else
-    float sum = 0.0f;
-    for (size_t i = 0; i < n; i++) {
-        x[i] = vexpf(x[i] - sub);
-        sum += x[i];
-    }
-    return sum;
-#endif
-}
-
-// ---------------------------------------------------------------------------
 // Training form
 
+// one (b, h) slab's tile scratch: S and dP tiles, then the key tile and (in
+// the backward) the value tile transposed, (dh, TILE) each
+static size_t scratch_floats(size_t dh) { return 2 * TILE * TILE + 2 * dh * TILE; }
+
 static size_t sm_work_floats(const AttnConfig *c, size_t B, size_t T) {
-    return B * (size_t)c->heads * (2 * T + SCRATCH);
+    return B * (size_t)c->heads * (2 * T + scratch_floats((size_t)c->dh));
 }
 
 typedef struct {
@@ -118,18 +72,25 @@ static void slab_offsets(const Slabs *x, size_t s, size_t *o, size_t *oy) {
 static float *slab_lse(const Slabs *x, size_t s) { return x->work + s * x->T; }
 static float *slab_D(const Slabs *x, size_t s) { return x->work + (x->B * x->H + s) * x->T; }
 static float *slab_scratch(const Slabs *x, size_t s) {
-    return x->work + 2 * x->B * x->H * x->T + s * SCRATCH;
+    return x->work + 2 * x->B * x->H * x->T + s * scratch_floats(x->dh);
 }
 
-// S (nq, nk) = Q_i K_j^T / sqrt(dh) for the tile at query row i0, key row j0
-// (rows of q, k ld apart). Forward and backward call it identically, so the
-// backward's S is the forward's bit for bit.
-static void score_tile(float *S, const float *q, const float *k, size_t ld, size_t i0, size_t j0, size_t nq,
-                       size_t nk, size_t dh) {
-    gemm_serial(0, 1, nq, nk, dh, 1.0f / sqrtf((float)dh), q + i0 * ld, ld, k + j0 * ld, ld, 0.0f,
-                S, TILE);
+// S (nq, nk) = Q_i K_j^T / sqrt(dh) for the tile at query row i0 (rows of q
+// ld apart), with kt = K_j^T (dh, nk), rows TILE apart: read in place, where
+// gemm would pack a transposed K_j again at every call. Every element is
+// gemm's one chain whichever way op(B) arrives (kernels/gemm.c), so these are
+// the scores of Q_i K_j^T with K_j read as it lies; forward and backward call
+// this identically, so the backward's S is the forward's bit for bit.
+static void score_tile(float *S, const float *q, size_t ld, const float *kt, size_t i0, size_t nq, size_t nk,
+                       size_t dh) {
+    gemm_serial(0, 0, nq, nk, dh, 1.0f / sqrtf((float)dh), q + i0 * ld, ld, kt, TILE, 0.0f, S, TILE);
 }
 
+// Key tiles outer, query tiles from the diagonal on inner: each key tile is
+// transposed once. Row i0+r still meets its key tiles in increasing order,
+// with its running max and sum (m, l: the slab's lse and D rows, free in the
+// forward) carried between them, so every value is what the query-outer order
+// computes.
 static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Slabs *x = ctx;
     const size_t T = x->T, dh = x->dh, ld = x->io->ld, ldy = x->io->ldy;
@@ -138,32 +99,33 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
         slab_offsets(x, s, &o, &oy);
         const float *q = x->q + o, *k = x->k + o, *v = x->v + o;  // (T, dh), rows ld apart
         float *y = x->y + oy;  // (T, dh), rows ldy apart, also the running output accumulator
-        float *lse = slab_lse(x, s);       // (T)
+        float *m = slab_lse(x, s);         // (T) running max per query row, then lse
+        float *l = slab_D(x, s);           // (T) running sum of exp(score - m)
         float *S = slab_scratch(x, s);     // (TILE, TILE) scores, then probabilities
-        float *m = S + 2 * TILE * TILE;    // (TILE) running max per query row
-        float *l = m + TILE;               // (TILE) running sum of exp(score - m)
-        for (size_t i0 = 0; i0 < T; i0 += TILE) {
-            size_t nq = min_sz(TILE, T - i0);
-            float *yi = y + i0 * ldy;      // (nq, dh)
-            for (size_t j0 = 0; j0 <= i0; j0 += TILE) {  // key tiles up to the diagonal
-                size_t nk = min_sz(TILE, T - j0);
-                score_tile(S, q, k, ld, i0, j0, nq, nk, dh);
+        float *kt = S + 2 * TILE * TILE;   // (dh, TILE) the key tile, transposed
+        for (size_t j0 = 0; j0 < T; j0 += TILE) {
+            size_t nk = min_sz(TILE, T - j0);
+            tile_transpose(kt, TILE, k + j0 * ld, ld, nk, dh);
+            for (size_t i0 = j0; i0 < T; i0 += TILE) {  // query tiles from the diagonal on
+                size_t nq = min_sz(TILE, T - i0);
+                float *yi = y + i0 * ldy;  // (nq, dh)
+                score_tile(S, q, ld, kt, i0, nq, nk, dh);
                 for (size_t r = 0; r < nq; r++) {
-                    float *sr = S + r * TILE;
+                    float *sr = S + r * TILE, *mr = m + i0 + r, *lr = l + i0 + r;
                     // causal mask: on the diagonal tile key j0+c is visible to row i0+r iff c <= r
                     size_t nv = j0 == i0 ? r + 1 : nk;
                     float mt = row_max(sr, nv);
                     if (j0 == 0) {
-                        m[r] = mt;
-                        l[r] = row_exp_sum(sr, nv, mt);
+                        *mr = mt;
+                        *lr = row_exp_sum(sr, nv, mt);
                     } else {
                         // the max grew: what was summed so far was scaled by e^-m_old, rescale
-                        float mn = mt > m[r] ? mt : m[r];
-                        float a = vexpf(m[r] - mn);
-                        l[r] = l[r] * a + row_exp_sum(sr, nv, mn);
+                        float mn = mt > *mr ? mt : *mr;
+                        float a = vexpf(*mr - mn);
+                        *lr = *lr * a + row_exp_sum(sr, nv, mn);
                         if (a != 1.0f)
                             for (size_t d = 0; d < dh; d++) yi[r * ldy + d] *= a;
-                        m[r] = mn;
+                        *mr = mn;
                     }
                     for (size_t c = nv; c < nk; c++) sr[c] = 0.0f;
                 }
@@ -171,11 +133,11 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
                 gemm_serial(0, 0, nq, dh, nk, 1.0f, S, TILE, v + j0 * ld, ld, j0 == 0 ? 0.0f : 1.0f,
                             yi, ldy);
             }
-            for (size_t r = 0; r < nq; r++) {
-                float inv = 1.0f / l[r];
-                for (size_t d = 0; d < dh; d++) yi[r * ldy + d] *= inv;
-                lse[i0 + r] = m[r] + logf(l[r]);
-            }
+        }
+        for (size_t i = 0; i < T; i++) {
+            float inv = 1.0f / l[i];
+            for (size_t d = 0; d < dh; d++) y[i * ldy + d] *= inv;
+            m[i] = m[i] + logf(l[i]);  // lse
         }
     }
 }
@@ -209,29 +171,29 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
         float *D = slab_D(x, s);            // (T)
         float *P = slab_scratch(x, s);      // (TILE, TILE) probabilities, then dS
         float *dP = P + TILE * TILE;        // (TILE, TILE)
+        float *kt = dP + TILE * TILE;       // (dh, TILE) the key tile, transposed
+        float *vt = kt + dh * TILE;         // (dh, TILE) the value tile, transposed
         // y_i = sum_j P_ij v_j with sum_j P_ij = 1 gives
         // dS_ij = P_ij (dP_ij - sum_j' P_ij' dP_ij') = P_ij (dP_ij - dy_i . y_i)
-        for (size_t i = 0; i < T; i++) {
-            float acc = 0.0f;
-            for (size_t d = 0; d < dh; d++) acc += dy[i * ldy + d] * y[i * ldy + d];
-            D[i] = acc;
-        }
+        row_dots(D, dy, y, ldy, T, dh);
         // key tiles outer, so dk_j and dv_j are finished tile by tile; dq_i
         // collects its key tiles in increasing order
         for (size_t j0 = 0; j0 < T; j0 += TILE) {
             size_t nk = min_sz(TILE, T - j0);
+            tile_transpose(kt, TILE, k + j0 * ld, ld, nk, dh);
+            tile_transpose(vt, TILE, v + j0 * ld, ld, nk, dh);
             for (size_t i0 = j0; i0 < T; i0 += TILE) {  // query tiles from the diagonal on
                 size_t nq = min_sz(TILE, T - i0);
                 // P_ij = exp(q_i . k_j / sqrt(dh) - lse_i), masked as in the forward
-                score_tile(P, q, k, ld, i0, j0, nq, nk, dh);
+                score_tile(P, q, ld, kt, i0, nq, nk, dh);
                 for (size_t r = 0; r < nq; r++) {
                     size_t nv = j0 == i0 ? r + 1 : nk;
                     row_exp_sum(P + r * TILE, nv, lse[i0 + r]);
                     for (size_t c = nv; c < nk; c++) P[r * TILE + c] = 0.0f;
                 }
-                // y_i = sum_j P_ij v_j:  dv_j += P^T dy_i,  dP = dy_i v_j^T
+                // y_i = sum_j P_ij v_j:  dv_j += P^T dy_i,  dP = dy_i v_j^T (v_j^T read as transposed)
                 gemm_serial(1, 0, nk, dh, nq, 1.0f, P, TILE, dy + i0 * ldy, ldy, 1.0f, dv + j0 * ld, ld);
-                gemm_serial(0, 1, nq, nk, dh, 1.0f, dy + i0 * ldy, ldy, v + j0 * ld, ld, 0.0f, dP, TILE);
+                gemm_serial(0, 0, nq, nk, dh, 1.0f, dy + i0 * ldy, ldy, vt, TILE, 0.0f, dP, TILE);
                 for (size_t r = 0; r < nq; r++) {
                     float Dr = D[i0 + r];
                     float *pr = P + r * TILE;

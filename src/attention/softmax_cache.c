@@ -7,7 +7,8 @@
 //       (K[slot][d] at (slot / 64) * dh * 64 + d * 64 + slot % 64), padded to
 //       a whole group. Within a group, slots 16j .. 16j+15 form panel j: one
 //       16-float vector per d, 64 floats from one d to the next;
-//   V   row-major (window, dh).
+//   V   row-major (window, dh), from k_elems on;
+//   each of the two padded by region_elems (why: there).
 // Why panels: a step scores every cached key against one query. Each score is
 // a chain of dh dependent multiply-adds; with keys stored row by row those
 // chains ran one scalar at a time and cost more than reading the cache. In a
@@ -34,6 +35,13 @@
 //
 // Token number pos goes to slot pos % window; once full, it overwrites the
 // oldest entry. The current token is inserted first, then attended to.
+//
+// Two forms of the step, the same arithmetic per head (each output the same
+// chain of operations): step_short, when the keys are one block (at most
+// 256: a short context or window), takes four heads side by side, since such
+// a cache is read from L2 and one head alone waited on its chains; step_long
+// takes a head at a time, a K group at a time, since a long cache streams
+// from DRAM and reads best as few streams.
 #include "attention/softmax_cache.h"
 
 #include <math.h>
@@ -44,9 +52,10 @@
 #include "kernels/vexp.h"
 
 #define SM_LANES 16                         // cache slots per K panel: one 16-float vector
-#define SM_PANELS 4                         // panels per group, scored side by side (switch in scores)
+#define SM_PANELS 4                         // panels per group (read as one stream)
 #define SM_GROUP (SM_PANELS * SM_LANES)     // cache slots per K group
 #define SM_STEP_BLOCK 256                   // scores of one block of cached keys at a time
+#define SM_FUSE 4                           // heads stepped side by side (sm_cache_step)
 
 typedef float SmVec __attribute__((vector_size(SM_LANES * sizeof(float))));
 _Static_assert(SM_LANES == ROW_SUM_LANES, "load_keys reads keys through row_sum_load");
@@ -55,8 +64,27 @@ typedef int SmMask __attribute__((vector_size(SM_LANES * sizeof(int))));  // a c
 // K's slots: whole groups
 static size_t panelled(size_t window) { return (window + SM_GROUP - 1) / SM_GROUP * SM_GROUP; }
 
-// elements (floats, or bf16 values with kv_bf16) of one head: K panels, then V rows
-static size_t head_elems(size_t window, size_t dh) { return (panelled(window) + window) * dh; }
+// Elements (floats, or bf16 values with kv_bf16) set aside for one region (a
+// head's K or its V) of `elems`: from SM_SKEW elements on, an odd number of
+// SM_SKEW. Why: with block_size 16384 each region is 1 MiB (bf16), a multiple
+// of the cache's set stride (L1 4 KiB, L2 128 KiB here), so every head's
+// first entries — all a step at position 64 reads — fell into the same sets
+// of L1 and L2, 32 regions of a 4-layer, 4-head model into 8 ways: they
+// evicted one another (and the weights) every token. An odd number of units
+// steps each region's start one unit further round the sets, so the first
+// 4 KiB of up to 32 regions of equal size land in different L2 sets (16 in
+// fp32, whose unit is 8 KiB). Regions below one unit are left as they are:
+// together they are smaller than an L1. The padding is never read.
+#define SM_SKEW 2048
+static size_t region_elems(size_t elems) {
+    if (elems < SM_SKEW) return elems;
+    size_t units = (elems + SM_SKEW - 1) / SM_SKEW;
+    return (units | 1) * SM_SKEW;
+}
+
+// a head's K panels, then (from k_elems on) its V rows
+static size_t k_elems(size_t window, size_t dh) { return region_elems(panelled(window) * dh); }
+static size_t head_elems(size_t window, size_t dh) { return k_elems(window, dh) + region_elems(window * dh); }
 
 size_t sm_cache_floats(const AttnConfig *c, size_t window) {
     size_t n = (size_t)c->heads * head_elems(window, (size_t)c->dh);
@@ -144,6 +172,74 @@ static void scores_bf16(float *p, const uint16_t *K, const float *q, size_t s, s
     scores_any(p, K, q, s, n, dh, scale, 1);
 }
 
+// step_short scores in streams: a stream is one panel of one head, 16 cached
+// keys scored against that head's query. score_streams runs NS of them side by
+// side: out_s[j] = scale * (q_s . K[slot j of the panel]), each dot product
+// summed over d in ascending order from zero (a multiply, then an add: no FMA
+// in ISO C mode): the chain `sc += q[d] * k[d]` of the obvious loop, in one
+// lane. Why several heads' panels together: at position 64 a head has five
+// panels (65 keys), and its panels alone gave four chains and then one, each
+// waiting on its adds and on its head's cache lines arriving; the streams of
+// all the heads stepped together keep SM_STREAMS chains (and their loads) in
+// flight throughout. `at`: where each stream's d = 0 vector is, in elements
+// of the state (floats, or bf16 values with bf).
+#define SM_STREAMS 8
+typedef struct {
+    size_t at;        // the panel's d = 0 vector, in elements from the state's start
+    const float *q;   // the head's query
+    float *out;       // 16 scores
+} SmStream;
+
+static inline __attribute__((always_inline)) void score_streams(const SmStream *st, const void *state, size_t dh,
+                                                                float scale, size_t NS, int bf) {
+    SmVec acc[SM_STREAMS] = {{0}};
+    for (size_t d = 0; d < dh; d++)
+        for (size_t s = 0; s < NS; s++) acc[s] += st[s].q[d] * load_keys(state, st[s].at + d * SM_GROUP, bf);
+    for (size_t s = 0; s < NS; s++) {  // in stream order: a later stream's scores overwrite an earlier's excess
+        SmVec o = acc[s] * scale;
+        memcpy(st[s].out, &o, sizeof o);
+    }
+}
+
+#define SM_SCORE_CASE(ns)                                  \
+    case ns: score_streams(st, state, dh, scale, ns, bf); break;
+
+// The n streams, SM_STREAMS side by side.
+static inline __attribute__((always_inline)) void score_all_any(const SmStream *st, size_t n, const void *state,
+                                                                size_t dh, float scale, int bf) {
+    for (size_t i = 0; i < n;) {
+        size_t c = n - i < SM_STREAMS ? n - i : SM_STREAMS;
+        switch (c) {
+            SM_SCORE_CASE(8) SM_SCORE_CASE(7) SM_SCORE_CASE(6) SM_SCORE_CASE(5)
+            SM_SCORE_CASE(4) SM_SCORE_CASE(3) SM_SCORE_CASE(2) SM_SCORE_CASE(1)
+        }
+        i += c;
+        st += c;
+    }
+}
+
+static void score_all(const SmStream *st, size_t n, const float *state, size_t dh, float scale) {
+    score_all_any(st, n, state, dh, scale, 0);
+}
+
+static void score_all_bf16(const SmStream *st, size_t n, const uint16_t *state, size_t dh, float scale) {
+    score_all_any(st, n, state, dh, scale, 1);
+}
+
+// Appends the streams that score slots s .. s+n-1 (no wrap, n <= SM_STEP_BLOCK)
+// of the head whose K starts at element k0 into p[0 .. n) (whole panels:
+// p[-(s % 16)] .. p[-1] and up to 15 entries past p[n-1] are written too,
+// with other slots' scores); returns the new count.
+static size_t add_streams(SmStream *st, size_t ns, size_t k0, const float *q, float *p, size_t s, size_t n,
+                          size_t dh) {
+    float *all = p - s % SM_LANES;  // the first panel's slot 0
+    size_t b0 = s / SM_LANES, b1 = (s + n + SM_LANES - 1) / SM_LANES;  // panels b0 .. b1-1
+    for (size_t b = b0; b < b1; b++)
+        st[ns++] = (SmStream){k0 + b / SM_PANELS * dh * SM_GROUP + b % SM_PANELS * SM_LANES, q,
+                              all + (b - b0) * SM_LANES};
+    return ns;
+}
+
 // The largest of p[0 .. n), or -inf: the value `if (p[i] > m) m = p[i]` from
 // m = -inf finds, taken 16 lanes at a time (then across the lanes) instead of
 // as one chain of dependent compares. Any order finds the same value: NaN is
@@ -168,32 +264,215 @@ static float block_max(const float *p, size_t n) {
     return m;
 }
 
-// window >= 1
-void sm_cache_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y, const float *q,
-                   const float *k, const float *v) {
+// The weighted sums of values of NH heads side by side, dh = 16 NG: for each
+// head j, y_j[d] += p_j[0] V_j[0][d] + p_j[1] V_j[1][d] + ... and l_j += p_j[0]
+// + p_j[1] + ..., rows in ascending order: row_sum_add_and_sum's chains (one
+// product and one add per row), one head's next to another's. Why: a head
+// alone has dh / 16 vector chains and its sum, each add waiting on the last
+// for every row (65 rows at position 64); NH heads keep NH times as many in
+// flight. at[j]: V_j's first row, in elements of the state.
+// 32 elements from element i on, widened as row_sum_load widens them: with
+// AVX-512BW and bf16 values, one 64-byte load and two word permutes that put
+// each value in the top half of a zeroed lane (the same bits as the 16-bit
+// shift), instead of two widening loads and two shifts
+static inline __attribute__((always_inline)) void load_pair(const void *R, size_t i, int bf, RowSumVec *lo,
+                                                            RowSumVec *hi) {
+#if defined(__AVX512BW__)
+    if (bf) {
+        const __m512i lo_idx = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0,
+                                                4, 0, 3, 0, 2, 0, 1, 0, 0, 0);
+        const __m512i hi_idx = _mm512_add_epi16(lo_idx, _mm512_set1_epi16(16));
+        __m512i x = _mm512_loadu_si512((const void *)((const uint16_t *)R + i));
+        __m512i a = _mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, lo_idx, x);
+        __m512i b = _mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, hi_idx, x);
+        memcpy(lo, &a, sizeof *lo);
+        memcpy(hi, &b, sizeof *hi);
+        return;
+    }
+#endif
+    *lo = row_sum_load(R, i, bf);
+    *hi = row_sum_load(R, i + ROW_SUM_LANES, bf);
+}
+
+// A head's running sum l, in every lane of a small vector: kept as NH scalars,
+// GCC packed them into one vector held in memory, a store and a load in
+// every row's chain.
+typedef float SmSum __attribute__((vector_size(4 * sizeof(float))));
+static inline __attribute__((always_inline)) void values_heads(float *const *y, const void *state,
+                                                               const size_t *at, float *const *p, size_t n,
+                                                               float *l, size_t NH, size_t NG, int bf) {
+    RowSumVec acc[SM_FUSE][ROW_SUM_GROUPS];
+    SmSum sum[SM_FUSE];
+    const size_t dh = NG * ROW_SUM_LANES;
+    for (size_t j = 0; j < NH; j++) {
+        sum[j] = (SmSum){l[j], l[j], l[j], l[j]};
+        for (size_t g = 0; g < NG; g++) memcpy(&acc[j][g], y[j] + g * ROW_SUM_LANES, sizeof acc[j][g]);
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < NH; j++) {
+            float pj = p[j][i];
+            sum[j] += (SmSum){pj, pj, pj, pj};
+            size_t g = 0;
+            for (; g + 1 < NG; g += 2) {
+                RowSumVec lo, hi;
+                load_pair(state, at[j] + i * dh + g * ROW_SUM_LANES, bf, &lo, &hi);
+                acc[j][g] += pj * lo;
+                acc[j][g + 1] += pj * hi;
+            }
+            if (g < NG) acc[j][g] += pj * row_sum_load(state, at[j] + i * dh + g * ROW_SUM_LANES, bf);
+        }
+    for (size_t j = 0; j < NH; j++) {
+        l[j] = sum[j][0];
+        for (size_t g = 0; g < NG; g++) memcpy(y[j] + g * ROW_SUM_LANES, &acc[j][g], sizeof acc[j][g]);
+    }
+}
+
+#define SM_VALUES_CASE(nh, ng)                                        \
+    case (nh - 1) * ROW_SUM_GROUPS + ng - 1:                          \
+        values_heads(y, state, at, p, n, l, nh, ng, bf);              \
+        break;
+
+// values_heads for 1 <= nh <= SM_FUSE heads of dh = 16, 32, 48 or 64
+static inline __attribute__((always_inline)) void values_any(float *const *y, const void *state, const size_t *at,
+                                                             float *const *p, size_t n, float *l, size_t nh,
+                                                             size_t dh, int bf) {
+    switch ((nh - 1) * ROW_SUM_GROUPS + dh / ROW_SUM_LANES - 1) {
+        SM_VALUES_CASE(1, 1) SM_VALUES_CASE(1, 2) SM_VALUES_CASE(1, 3) SM_VALUES_CASE(1, 4)
+        SM_VALUES_CASE(2, 1) SM_VALUES_CASE(2, 2) SM_VALUES_CASE(2, 3) SM_VALUES_CASE(2, 4)
+        SM_VALUES_CASE(3, 1) SM_VALUES_CASE(3, 2) SM_VALUES_CASE(3, 3) SM_VALUES_CASE(3, 4)
+        SM_VALUES_CASE(4, 1) SM_VALUES_CASE(4, 2) SM_VALUES_CASE(4, 3) SM_VALUES_CASE(4, 4)
+    }
+}
+_Static_assert(SM_FUSE == 4 && ROW_SUM_GROUPS == 4, "values_any's cases");
+
+static void values(float *const *y, const float *state, const size_t *at, float *const *p, size_t n, float *l,
+                   size_t nh, size_t dh) {
+    values_any(y, state, at, p, n, l, nh, dh, 0);
+}
+
+static void values_bf16(float *const *y, const uint16_t *state, const size_t *at, float *const *p, size_t n,
+                        float *l, size_t nh, size_t dh) {
+    values_any(y, state, at, p, n, l, nh, dh, 1);
+}
+
+// y_j += the values of rows at[j] .. (n rows) weighted by p_j, l_j += p_j's
+// sum, for nh heads: together where values_any has the shape, else a head at
+// a time (row_sum.h: the same chains)
+static void add_values(float *const *y, const float *state, const size_t *at, float *const *p, size_t n,
+                       float *l, size_t nh, size_t dh, int bf) {
+    if (n == 0) return;
+    if (dh % ROW_SUM_LANES == 0 && dh / ROW_SUM_LANES <= ROW_SUM_GROUPS) {
+        if (bf) values_bf16(y, (const uint16_t *)state, at, p, n, l, nh, dh);
+        else values(y, state, at, p, n, l, nh, dh);
+        return;
+    }
+    for (size_t j = 0; j < nh; j++) {
+        if (bf) row_sum_add_and_sum_bf16(y[j], (const uint16_t *)state + at[j], dh, p[j], n, dh, &l[j]);
+        else row_sum_add_and_sum(y[j], state + at[j], dh, p[j], n, dh, &l[j]);
+    }
+}
+
+// One block's scores p[0 .. nb) of one head (with room to nv, the next
+// multiple of 16) turned into probabilities, its running max m, sum l and
+// output y (dh) rescaled when the max grows: online softmax in chronological
+// order, a block of scores at a time (the dot products, the block's max, then
+// one vectorisable exp pass (vexpf) and the weighted sum of values, which the
+// caller adds). The running max changes at most once per block, so rescaling
+// y is rare too.
+static void block_probs(float *restrict p, size_t nb, float *restrict m, float *restrict l, float *restrict yh,
+                        size_t dh) {
+    // up to a whole vector: -inf, whose exp is 0 and which is no max, so
+    // the max and exp passes run on whole vectors (values read p[0 .. nb))
+    size_t nv = (nb + SM_LANES - 1) / SM_LANES * SM_LANES;
+    for (size_t i = nb; i < nv; i++) p[i] = -INFINITY;
+    float bm = block_max(p, nv), mx = *m;  // mx in a local: the exp loop then vectorises
+    if (bm > mx) {
+        float a = mx == -INFINITY ? 0.0f : vexpf(mx - bm);
+        *l *= a;
+        for (size_t d = 0; d < dh; d++) yh[d] *= a;
+        mx = *m = bm;
+    }
+    for (size_t i = 0; i < nv; i++) p[i] = vexpf(p[i] - mx);
+}
+
+// The step when its n <= SM_STEP_BLOCK keys are one block, slots 0 .. n-1
+// (the ring has not wrapped, or the window is that short): SM_FUSE heads side
+// by side, each head's arithmetic its own, in the order it has alone
+// (score_streams, values_heads). Such a cache is read from L2; one head alone
+// waited on its chains and its lines.
+static void step_short(const AttnConfig *c, float *state, size_t window, size_t slot, size_t first, size_t n,
+                       float *y, const float *q, const float *k, const float *v) {
     const size_t H = (size_t)c->heads, dh = (size_t)c->dh, he = head_elems(window, dh);
     const int bf = c->kv_bf16;
     const float scale = 1.0f / sqrtf((float)dh);
-    size_t slot = pos % window;
-    size_t n = pos + 1 < window ? pos + 1 : window;             // valid entries
-    size_t first = pos + 1 < window ? 0 : (slot + 1) % window;  // the oldest one
+    // the block's cache slots: first .. up to the end of the ring, then from slot 0
+    size_t n1 = n < window - first ? n : window - first;
+    // per head: the block's scores, then probabilities, p[j][0 .. n), with
+    // room for whole panels' scores on either side
+    float buf[SM_FUSE][SM_LANES + SM_STEP_BLOCK + SM_LANES];
+    SmStream st[SM_FUSE * (SM_STEP_BLOCK / SM_LANES + 3)];  // at most 19 panels a head
+    for (size_t h0 = 0; h0 < H; h0 += SM_FUSE) {
+        size_t nh = H - h0 < SM_FUSE ? H - h0 : SM_FUSE, ns = 0;
+        float m[SM_FUSE], l[SM_FUSE], *p[SM_FUSE], *p2[SM_FUSE], *yh[SM_FUSE];
+        size_t kat[SM_FUSE], vat[SM_FUSE], vrow[SM_FUSE];  // K's and V's first elements; row `first`'s
+        for (size_t j = 0; j < nh; j++) {
+            size_t h = h0 + j;
+            kat[j] = h * he;  // K panels, then V (window, dh): floats, or bf16 values
+            vat[j] = kat[j] + k_elems(window, dh);
+            vrow[j] = vat[j] + first * dh;
+            if (bf)
+                put_entry_bf16((uint16_t *)state + kat[j], (uint16_t *)state + vat[j], slot, k + h * dh, v + h * dh,
+                               dh);
+            else
+                put_entry(state + kat[j], state + vat[j], slot, k + h * dh, v + h * dh, dh);
+            p[j] = buf[j] + SM_LANES;
+            p2[j] = p[j] + n1;
+            yh[j] = y + h * dh;
+            m[j] = -INFINITY;
+            l[j] = 0.0f;
+            memset(yh[j], 0, dh * sizeof(float));
+            // the wrapped part's streams after the first's: they overwrite its excess
+            ns = add_streams(st, ns, kat[j], q + h * dh, p[j], first, n1, dh);
+            if (n > n1) ns = add_streams(st, ns, kat[j], q + h * dh, p2[j], 0, n - n1, dh);
+        }
+        if (bf) score_all_bf16(st, ns, (const uint16_t *)state, dh, scale);
+        else score_all(st, ns, state, dh, scale);
+        for (size_t j = 0; j < nh; j++) block_probs(p[j], n, &m[j], &l[j], yh[j], dh);
+        // l += p[0] + ... + p[n-1] and the values, in one pass: the rows
+        // from `first`, then (wrapped) from slot 0
+        add_values(yh, state, vrow, p, n1, l, nh, dh, bf);
+        add_values(yh, state, vat, p2, n - n1, l, nh, dh, bf);
+        for (size_t j = 0; j < nh; j++) {
+            float inv = 1.0f / l[j];
+            for (size_t d = 0; d < dh; d++) yh[j][d] *= inv;
+        }
+    }
+}
+
+// The step over more than one block of keys: a head at a time, its K a group
+// at a time (scores_any). Why not step_short's way: a long cache streams
+// from DRAM, and a group's panels, interleaved by d, are one front-to-back
+// stream; four heads side by side, or two groups, were more streams, which
+// the hardware prefetchers followed worse: a step at 16 384 took 1.3-1.7
+// times as long (docs/speed.md).
+static void step_long(const AttnConfig *c, float *state, size_t window, size_t slot, size_t first, size_t n,
+                      float *y, const float *q, const float *k, const float *v) {
+    const size_t H = (size_t)c->heads, dh = (size_t)c->dh, he = head_elems(window, dh);
+    const int bf = c->kv_bf16;
+    const float scale = 1.0f / sqrtf((float)dh);
     // scores, then probabilities, of one block of cached keys: p[0 .. nb),
     // with room for scores()'s whole panels on either side
     float buf[SM_LANES + SM_STEP_BLOCK + SM_LANES], *p = buf + SM_LANES;
     for (size_t h = 0; h < H; h++) {
         // K panels, then V (window, dh): floats, or bf16 values
-        float *K = state + h * he, *V = K + panelled(window) * dh;
-        uint16_t *Kh = (uint16_t *)state + h * he, *Vh = Kh + panelled(window) * dh;
+        float *K = state + h * he, *V = K + k_elems(window, dh);
+        uint16_t *Kh = (uint16_t *)state + h * he, *Vh = Kh + k_elems(window, dh);
         if (bf)
             put_entry_bf16(Kh, Vh, slot, k + h * dh, v + h * dh, dh);
         else
             put_entry(K, V, slot, k + h * dh, v + h * dh, dh);
         const float *qh = q + h * dh;
         float *yh = y + h * dh;
-        // Online softmax in chronological order, a block of scores at a time:
-        // the dot products, the block's max, then one vectorisable exp pass
-        // (vexpf) and the weighted sum of values. The running max changes at
-        // most once per block, so rescaling y is rare too.
         float m = -INFINITY, l = 0.0f;
         memset(yh, 0, dh * sizeof(float));
         for (size_t t0 = 0; t0 < n; t0 += SM_STEP_BLOCK) {
@@ -208,18 +487,7 @@ void sm_cache_step(const AttnConfig *c, float *state, size_t window, size_t pos,
                 scores(p, K, qh, s, n1, dh, scale);
                 if (nb > n1) scores(p + n1, K, qh, 0, nb - n1, dh, scale);
             }
-            // up to a whole vector: -inf, whose exp is 0 and which is no max, so
-            // the max and exp passes run on whole vectors (values reads p[0 .. nb))
-            size_t nv = (nb + SM_LANES - 1) / SM_LANES * SM_LANES;
-            for (size_t i = nb; i < nv; i++) p[i] = -INFINITY;
-            float bm = block_max(p, nv);
-            if (bm > m) {
-                float a = m == -INFINITY ? 0.0f : vexpf(m - bm);
-                l *= a;
-                for (size_t d = 0; d < dh; d++) yh[d] *= a;
-                m = bm;
-            }
-            for (size_t i = 0; i < nv; i++) p[i] = vexpf(p[i] - m);
+            block_probs(p, nb, &m, &l, yh, dh);
             // l += p[0] + ... + p[nb-1] and the values, in one pass
             if (bf) {
                 row_sum_add_and_sum_bf16(yh, Vh + s * dh, dh, p, n1, dh, &l);
@@ -234,6 +502,18 @@ void sm_cache_step(const AttnConfig *c, float *state, size_t window, size_t pos,
     }
 }
 
+// window >= 1
+void sm_cache_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y, const float *q,
+                   const float *k, const float *v) {
+    size_t slot = pos % window;
+    size_t n = pos + 1 < window ? pos + 1 : window;             // valid entries
+    size_t first = pos + 1 < window ? 0 : (slot + 1) % window;  // the oldest one
+    if (n <= SM_STEP_BLOCK)
+        step_short(c, state, window, slot, first, n, y, q, k, v);
+    else
+        step_long(c, state, window, slot, first, n, y, q, k, v);
+}
+
 // After `have` tokens (1 <= have <= window) slots 0 .. have-1 hold them; after
 // `pos` the first min(pos, window) slots are in use. Those are filled with
 // copies of the `have` real entries, round the ring: a step reads as many
@@ -243,7 +523,7 @@ void sm_cache_extend(const AttnConfig *c, float *state, size_t window, size_t ha
     const size_t H = (size_t)c->heads, dh = (size_t)c->dh, n = pos < window ? pos : window;
     const size_t es = c->kv_bf16 ? sizeof(uint16_t) : sizeof(float), he = head_elems(window, dh);
     for (size_t h = 0; h < H; h++) {
-        unsigned char *K = (unsigned char *)state + h * he * es, *V = K + panelled(window) * dh * es;
+        unsigned char *K = (unsigned char *)state + h * he * es, *V = K + k_elems(window, dh) * es;
         for (size_t slot = have; slot < n; slot++) {
             size_t from = slot % have;
             for (size_t d = 0; d < dh; d++)

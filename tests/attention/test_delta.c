@@ -26,7 +26,8 @@
 //   kind's float backward vs double FD (spot)           1e-4
 //   backward twice vs 2 x once                          1e-6 (observed: exact)
 // Exact (bit-identical): 1 thread vs 2 threads; step() vs the token-recurrence
-// training form (they run the same per-token code, delta_token()). The kind
+// training form (delta_token_inplace and the fused step_columns: the same float
+// operations per value; test_delta_bits.c pins them to plain code). The kind
 // trains with the WY form (delta_wy.h), tested against the recurrence in
 // test_delta_wy.c and against the reference here.
 // (Observed: 6e-8 to 3e-6 for the float comparisons, < 1e-8 for the reference
@@ -400,7 +401,7 @@ static void check_case(const Case *cs, unsigned long long seed) {
                 cs->what, e_fwd, e_step, step_exact ? "=" : "!", e_norm, e_dq, e_dk, e_dv, e_da, e_th);
     CHECK(e_fwd <= 1e-4);
     CHECK(e_step <= 1e-4);
-    CHECK(step_exact);  // step() and the token recurrence share delta_token()
+    CHECK(step_exact);  // step() and the token recurrence do the same float operations
     CHECK(e_norm <= 1e-4);
     CHECK(e_dq <= 1e-4);
     CHECK(e_dk <= 1e-4);

@@ -28,19 +28,19 @@ static void delta_recurrence_loops(size_t T, size_t d, size_t chunk, double *fwd
     *fwd = *bwd = 0;
     for (size_t t0 = 0; t0 < T; t0 += chunk) {
         size_t L = T - t0 < chunk ? T - t0 : chunk;
-        for (size_t r = 0; r < L; r++) {  // delta_chunk_forward: delta_token with the next state and y
-            *fwd += 2 * d2;               //   mat_t_vec e = Sᵀk̂: a multiply-add per entry of S
-            *fwd += 3 * d2;               //   row_decay_add S = λS + (βk̂_i) e: a multiply and a multiply-add
-            *fwd += 2 * d2;               //   mat_t_vec y = Sᵀq̂
+        for (size_t r = 0; r < L; r++) {  // delta_chunk_forward, per position (first_e, then step_forward)
+            *fwd += 2 * d2;               //   e = Sᵀk̂ (first_e, or the step before's read of k̂'): a multiply-add per entry of S
+            *fwd += 3 * d2;               //   S = λS + (βk̂_i) e: a multiply and a multiply-add
+            *fwd += 2 * d2;               //   y = Sᵀq̂
         }
         for (size_t r = 0; r < L; r++) {     // delta_chunk_backward's recompute of the chunk (no y)
             *bwd += 2 * d2;                  //   e = Sᵀk̂
             if (r + 1 < L) *bwd += 3 * d2;   //   the next position's state; the chunk's last needs none
         }
         for (size_t r = 0; r < L; r++) {  // the reverse sweep, per position
-            *bwd += 5 * 2 * d2;           //   pass_a_row over d rows: G += q̂ dy, du += k̂ G, P·dy, G·u, P·G
-            *bwd += 2 * d2;               //   pass_b_row: P·du, a multiply-add
-            *bwd += 3 * d2;               //   pass_b_row: G = λG − c du, two multiplies and a subtraction
+            *bwd += 5 * 2 * d2;           //   pass_a over d rows: G += q̂ dy, du += k̂ G, P·dy, G·u, P·G
+            *bwd += 2 * d2;               //   pass_b: P·du, a multiply-add
+            *bwd += 3 * d2;               //   pass_b: G = λG − c du, two multiplies and a subtraction
         }
     }
 }

@@ -32,6 +32,7 @@
 #include "attention/decay.h"
 #include "attention/delta_chunk.h"
 #include "attention/feature_map.h"
+#include "delta_plain.h"
 #include "test.h"
 #include "util/rng.h"
 
@@ -137,19 +138,6 @@ static void test_delta_inplace_bit_identical_to_delta_token(void) {
         CHECK(ok);
         free(S0), free(S1), free(kh), free(qh), free(v), free(e), free(y0), free(y1);
     }
-}
-
-// k̂ of one input, the obvious way: s = Σφ + eps (sum) or sqrt(Σφ² + eps)
-// (l2), summed i ascending; k̂ = φ / s. Returns s (1 without normalize).
-static float plain_features(const DeltaSlab *p, float *out, const float *x) {
-    size_t d = p->dh;
-    fmap_forward(p->fmap, out, x, d);
-    if (!p->normalize) return 1.0f;
-    float s = 0.0f;
-    for (size_t i = 0; i < d; i++) s += p->key_norm == KEYNORM_L2 ? out[i] * out[i] : out[i];
-    s = p->key_norm == KEYNORM_L2 ? sqrtf(s + p->eps) : s + p->eps;
-    for (size_t i = 0; i < d; i++) out[i] /= s;
-    return s;
 }
 
 static void test_delta_normalize_n_bit_identical(void) {

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "attention/attention.h"
+#include "attention/softmax_rows.h"
 #include "kernels/bf16.h"
+#include "kernels/gemm.h"
 #include "kernels/vexp.h"
 #include "test.h"
 #include "util/pool.h"
@@ -433,6 +435,166 @@ static void test_bit_identical_across_threads(void) {
     }
 }
 
+// ---- the tile loops, bit for bit against the query-outer form ----------------
+
+// The training form as it was written before its key tiles were transposed
+// once each (query tiles outer in the forward; gemm reading K_j and V_j as they
+// lie and packing their transposes at every product; D_i one plain chain per
+// row), kept here as the reference its bits are pinned to: on the same row
+// kernels (softmax_rows.h), the same tile size, q, k, v, y rows ld / ldy
+// apart as the attention op lays them out. Every output must match bit for bit.
+#define REF_TILE 64
+static size_t ref_min(size_t a, size_t b) { return a < b ? a : b; }
+
+static void ref_tiles_forward(float *y, float *lse, const float *q, const float *k, const float *v, size_t ld,
+                              size_t ldy, size_t T, size_t dh) {
+    float *S = fbuf(REF_TILE * REF_TILE), m[REF_TILE], l[REF_TILE];
+    for (size_t i0 = 0; i0 < T; i0 += REF_TILE) {
+        size_t nq = ref_min(REF_TILE, T - i0);
+        float *yi = y + i0 * ldy;
+        for (size_t j0 = 0; j0 <= i0; j0 += REF_TILE) {
+            size_t nk = ref_min(REF_TILE, T - j0);
+            gemm_serial(0, 1, nq, nk, dh, 1.0f / sqrtf((float)dh), q + i0 * ld, ld, k + j0 * ld, ld, 0.0f, S,
+                        REF_TILE);
+            for (size_t r = 0; r < nq; r++) {
+                float *sr = S + r * REF_TILE;
+                size_t nv = j0 == i0 ? r + 1 : nk;
+                float mt = row_max(sr, nv);
+                if (j0 == 0) {
+                    m[r] = mt;
+                    l[r] = row_exp_sum(sr, nv, mt);
+                } else {
+                    float mn = mt > m[r] ? mt : m[r], a = vexpf(m[r] - mn);
+                    l[r] = l[r] * a + row_exp_sum(sr, nv, mn);
+                    if (a != 1.0f)
+                        for (size_t d = 0; d < dh; d++) yi[r * ldy + d] *= a;
+                    m[r] = mn;
+                }
+                for (size_t c = nv; c < nk; c++) sr[c] = 0.0f;
+            }
+            gemm_serial(0, 0, nq, dh, nk, 1.0f, S, REF_TILE, v + j0 * ld, ld, j0 == 0 ? 0.0f : 1.0f, yi, ldy);
+        }
+        for (size_t r = 0; r < nq; r++) {
+            float inv = 1.0f / l[r];
+            for (size_t d = 0; d < dh; d++) yi[r * ldy + d] *= inv;
+            lse[i0 + r] = m[r] + logf(l[r]);
+        }
+    }
+    free(S);
+}
+
+static void ref_tiles_backward(float *dq, float *dk, float *dv, const float *dy, const float *y, const float *lse,
+                               const float *q, const float *k, const float *v, size_t ld, size_t ldy, size_t T,
+                               size_t dh) {
+    const float scale = 1.0f / sqrtf((float)dh);
+    float *P = fbuf(REF_TILE * REF_TILE), *dP = fbuf(REF_TILE * REF_TILE), *D = fbuf(T);
+    for (size_t i = 0; i < T; i++) {
+        float acc = 0.0f;
+        for (size_t d = 0; d < dh; d++) acc += dy[i * ldy + d] * y[i * ldy + d];
+        D[i] = acc;
+    }
+    for (size_t j0 = 0; j0 < T; j0 += REF_TILE) {
+        size_t nk = ref_min(REF_TILE, T - j0);
+        for (size_t i0 = j0; i0 < T; i0 += REF_TILE) {
+            size_t nq = ref_min(REF_TILE, T - i0);
+            gemm_serial(0, 1, nq, nk, dh, scale, q + i0 * ld, ld, k + j0 * ld, ld, 0.0f, P, REF_TILE);
+            for (size_t r = 0; r < nq; r++) {
+                size_t nv = j0 == i0 ? r + 1 : nk;
+                row_exp_sum(P + r * REF_TILE, nv, lse[i0 + r]);
+                for (size_t c = nv; c < nk; c++) P[r * REF_TILE + c] = 0.0f;
+            }
+            gemm_serial(1, 0, nk, dh, nq, 1.0f, P, REF_TILE, dy + i0 * ldy, ldy, 1.0f, dv + j0 * ld, ld);
+            gemm_serial(0, 1, nq, nk, dh, 1.0f, dy + i0 * ldy, ldy, v + j0 * ld, ld, 0.0f, dP, REF_TILE);
+            for (size_t r = 0; r < nq; r++)
+                for (size_t c = 0; c < nk; c++) P[r * REF_TILE + c] *= dP[r * REF_TILE + c] - D[i0 + r];
+            gemm_serial(0, 0, nq, dh, nk, scale, P, REF_TILE, k + j0 * ld, ld, 1.0f, dq + i0 * ld, ld);
+            gemm_serial(1, 0, nk, dh, nq, scale, P, REF_TILE, q + i0 * ld, ld, 1.0f, dk + j0 * ld, ld);
+        }
+    }
+    free(P), free(dP), free(D);
+}
+
+// One (B, H, T, dh) case through forward_io / backward_io with the attention
+// op's layout (q, k, v side by side in rows of 3C + 5 floats, y and dy in rows
+// of C + 3), against the reference above slab by slab; 1 if every bit agrees.
+static int tiles_case(size_t B, size_t H, size_t T, size_t dh, float qscale, uint64_t seed) {
+    size_t C = H * dh, W = 3 * C + 5, Wy = C + 3, N = B * T;
+    AttnConfig c = cfg_of((int)H, (int)dh);
+    AttnIO io = {B, T, W, dh, T * W, Wy, dh, T * Wy};
+    Rng r;
+    rng_seed(&r, seed);
+    float *x = fbuf(N * W), *dx = fbuf(N * W), *dx_ref = fbuf(N * W);
+    float *y = fbuf(N * Wy), *y_ref = fbuf(N * Wy), *dy = fbuf(N * Wy), *lse = fbuf(T);
+    float *work = fbuf(K_->work_floats(&c, B, T));
+    fill_normal(x, N * W, 1.0f, &r);
+    for (size_t i = 0; i < N * W; i += 3) x[i] *= qscale;  // spread the scores (some q, k, v values)
+    fill_normal(dy, N * Wy, 1.0f, &r);
+    fill_normal(dx, N * W, 0.5f, &r);  // the backward adds to what is there
+    memcpy(dx_ref, dx, N * W * sizeof(float));
+    fill_nan(work, K_->work_floats(&c, B, T));
+    K_->forward_io(&c, &io, y, work, x, x + C, x + 2 * C, NULL, NULL);
+    K_->backward_io(&c, &io, dx, dx + C, dx + 2 * C, NULL, NULL, dy, work, x, x + C, x + 2 * C, NULL, NULL, y);
+    for (size_t b = 0; b < B; b++)
+        for (size_t h = 0; h < H; h++) {
+            size_t o = b * T * W + h * dh, oy = b * T * Wy + h * dh;
+            ref_tiles_forward(y_ref + oy, lse, x + o, x + C + o, x + 2 * C + o, W, Wy, T, dh);
+            ref_tiles_backward(dx_ref + o, dx_ref + C + o, dx_ref + 2 * C + o, dy + oy, y_ref + oy, lse, x + o,
+                               x + C + o, x + 2 * C + o, W, Wy, T, dh);
+        }
+    int same = 1;
+    for (size_t t = 0; t < N; t++)  // y's columns past C are not the kind's
+        same &= memcmp(y + t * Wy, y_ref + t * Wy, C * sizeof(float)) == 0;
+    same &= memcmp(dx, dx_ref, N * W * sizeof(float)) == 0;
+    if (!same) fprintf(stderr, "  B %zu H %zu T %zu dh %zu qscale %g: not the reference's bits\n", B, H, T, dh, qscale);
+    free(x), free(dx), free(dx_ref), free(y), free(y_ref), free(dy), free(lse), free(work);
+    return same;
+}
+
+static void test_tiles_bit_identical_to_query_outer(void) {
+    // the large model's shape; T across tile edges; head sizes off the
+    // 16-float vectors and the 8 x 32 gemm tiles; scores spread wide enough
+    // (qscale 4) that later key tiles raise the running max
+    CHECK(tiles_case(2, 6, 256, 64, 1.0f, 1));
+    CHECK(tiles_case(1, 1, 70, 300, 1.0f, 2));  // a head past gemm's K block (GEMM_KC)
+    static const size_t Tt[] = {1, 17, 64, 65, 130, 200};
+    static const size_t dht[] = {8, 20, 48, 100};
+    for (size_t a = 0; a < sizeof Tt / sizeof Tt[0]; a++)
+        for (size_t b = 0; b < sizeof dht / sizeof dht[0]; b++)
+            CHECK(tiles_case(1, 2, Tt[a], dht[b], a % 2 ? 4.0f : 1.0f, 10 + a * 7 + b));
+}
+
+// row_dots: one plain chain per row, bit for bit, over row counts and widths
+// off the 16-lane blocks; tile_transpose: an exact copy
+static void test_row_dots_and_transpose(void) {
+    static const size_t rows[] = {1, 15, 16, 17, 40};
+    static const size_t ns[] = {1, 8, 15, 16, 20, 48, 64, 100};
+    Rng r;
+    rng_seed(&r, 77);
+    for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++) {
+            size_t R = rows[a], n = ns[b], ld = n + 3;
+            float *x = fbuf(R * ld), *z = fbuf(R * ld), *D = fbuf(R + 1), *t = fbuf(n * (R + 2));
+            fill_normal(x, R * ld, 1.0f, &r);
+            fill_normal(z, R * ld, 1.0f, &r);
+            D[R] = 42.0f;  // past the rows: untouched
+            row_dots(D, x, z, ld, R, n);
+            int same = D[R] == 42.0f;
+            for (size_t i = 0; i < R; i++) {
+                float want = row_dot_chain(x + i * ld, z + i * ld, n);
+                same &= memcmp(&want, D + i, sizeof want) == 0;
+            }
+            fill_nan(t, n * (R + 2));
+            tile_transpose(t, R + 2, x, ld, R, n);
+            for (size_t d = 0; d < n; d++) {
+                for (size_t i = 0; i < R; i++) same &= memcmp(t + d * (R + 2) + i, x + i * ld + d, sizeof(float)) == 0;
+                same &= isnan(t[d * (R + 2) + R]) && isnan(t[d * (R + 2) + R + 1]);  // not written
+            }
+            if (!same) fprintf(stderr, "  rows %zu n %zu\n", R, n);
+            CHECK(same);
+            free(x), free(z), free(D), free(t);
+        }
+}
+
 // ---- generation -------------------------------------------------------------
 
 // feeds the tokens of a (1, H, T, dh) case one at a time; ys (T, H, dh)
@@ -626,20 +788,23 @@ static void bf16_round_into(float *dst, const float *src, size_t n) {
 }
 
 // Bit for bit against obvious_step: head sizes that fill the 16-lane panels
-// and vectors exactly, leave a tail, or are smaller than one; windows below,
+// and vectors exactly (an odd number of them: 48), leave a tail, or are
+// smaller than one; windows below,
 // at and past the 256-key block and not multiples of 16, so the ring wraps
 // inside a panel and a block; 700 tokens, every step compared. With kv_bf16
 // (bf = 1) the obvious loops get k and v rounded to bf16 first: the bf16
-// cache must give exactly the fp32 cache's bits on those values (3 heads
+// cache must give exactly the fp32 cache's bits on those values (5 heads
 // there, so some states are an odd number of bf16 values: the last float is
-// half used, and the sanitizer build sees a step that writes past it).
+// half used, and the sanitizer build sees a step that writes past it). 6 and
+// 5 heads: the step takes heads SM_FUSE = 4 at a time, so a whole group and
+// a part of one.
 static void test_step_bit_identical_to_obvious_loops(void) {
-    size_t dims[] = {32, 8, 20, 64, 3}, windows[] = {700, 300, 257, 37, 16, 1};
+    size_t dims[] = {32, 8, 20, 64, 3, 48}, windows[] = {700, 300, 257, 37, 16, 1};
     size_t T = 700;
     for (int bf = 0; bf <= 1; bf++)
         for (size_t a = 0; a < sizeof dims / sizeof dims[0]; a++)
             for (size_t b = 0; b < sizeof windows / sizeof windows[0]; b++) {
-                size_t dh = dims[a], window = windows[b], H = 2 + (size_t)bf;
+                size_t dh = dims[a], window = windows[b], H = bf ? 5 : 6;
                 AttnConfig c = cfg_of((int)H, (int)dh);
                 c.kv_bf16 = bf;
                 Rng r;
@@ -707,17 +872,20 @@ static void test_sizes_and_table(void) {
     AttnConfig c = cfg_of(4, 32);
     CHECK(strcmp(K_->name, "softmax") == 0);
     CHECK(K_->uses_decay == 0 && K_->n_aux == 0 && K_->last_state_norm == NULL);
-    // per head: K in groups of 64 slots (10 and 65 rounded up), V in `window` rows
+    // per head: K in groups of 64 slots (10 and 65 rounded up), V in `window`
+    // rows; each of the two, from 2048 elements on, padded to an odd number
+    // of 2048 (the heads' caches start in different cache sets)
     CHECK(K_->state_floats(&c, 10) == 4 * (64 + 10) * 32);
-    CHECK(K_->state_floats(&c, 64) == 4 * (64 + 64) * 32);
-    CHECK(K_->state_floats(&c, 65) == 4 * (128 + 65) * 32);
+    CHECK(K_->state_floats(&c, 64) == 4 * (64 + 64) * 32);             // 2048 + 2048: one unit each
+    CHECK(K_->state_floats(&c, 65) == 4 * (3 * 2048 + 3 * 2048));      // 4096 -> 3 units, 2080 -> 3
+    CHECK(K_->state_floats(&c, 16384) == 4 * (257 * 2048 + 257 * 2048));  // 256 units each -> 257
     CHECK(K_->memory_bytes(&c, 100) == 2 * 4 * 100 * 32 * 4);
     CHECK(K_->memory_bytes(&c, 0) == 0);
     // kv_bf16: the same elements at two bytes each, rounded up to whole floats
     AttnConfig cb = c, odd = cfg_of(1, 3);
     cb.kv_bf16 = odd.kv_bf16 = 1;
     CHECK(K_->state_floats(&cb, 10) == 4 * (64 + 10) * 32 / 2);
-    CHECK(K_->state_floats(&cb, 65) == 4 * (128 + 65) * 32 / 2);
+    CHECK(K_->state_floats(&cb, 65) == 4 * (3 * 2048 + 3 * 2048) / 2);
     CHECK(K_->state_floats(&odd, 1) == ((64 + 1) * 3 + 1) / 2);  // 195 values: 98 floats
     CHECK(K_->memory_bytes(&cb, 100) == 2 * 4 * 100 * 32 * 2);
     size_t n = K_->state_floats(&c, 10);
@@ -743,6 +911,8 @@ int main(void) {
     TEST(test_gradients_match_reference_backward);
     TEST(test_backward_adds);
     TEST(test_bit_identical_across_threads);
+    TEST(test_tiles_bit_identical_to_query_outer);
+    TEST(test_row_dots_and_transpose);
     TEST(test_step_matches_forward);
     TEST(test_step_bit_identical_to_obvious_loops);
     TEST(test_step_signed_zero_scores);

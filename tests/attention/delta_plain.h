@@ -1,0 +1,20 @@
+// delta_plain.h — delta's k̂ the obvious way, for the tests that pin the fast
+// kernels' bits (test_fw_step.c, test_delta_bits.c).
+#pragma once
+#include <math.h>
+
+#include "attention/delta_chunk.h"
+#include "attention/feature_map.h"
+
+// k̂ of one input: s = Σφ + eps (sum) or sqrt(Σφ² + eps) (l2), summed i
+// ascending; k̂ = φ / s. Returns s (1 without normalize).
+static inline float plain_features(const DeltaSlab *p, float *out, const float *x) {
+    size_t d = p->dh;
+    fmap_forward(p->fmap, out, x, d);
+    if (!p->normalize) return 1.0f;
+    float s = 0.0f;
+    for (size_t i = 0; i < d; i++) s += p->key_norm == KEYNORM_L2 ? out[i] * out[i] : out[i];
+    s = p->key_norm == KEYNORM_L2 ? sqrtf(s + p->eps) : s + p->eps;
+    for (size_t i = 0; i < d; i++) out[i] /= s;
+    return s;
+}
