@@ -221,33 +221,6 @@ void delta_beta(float a, float *beta, float *one_minus_beta) {
     *one_minus_beta = (float)(x >= 0 ? small : big);
 }
 
-// Row kernels with restrict, so that each is one plain vector loop (the
-// in-place update gets its own kernel: S and Sn may be the same rows).
-static inline void row_decay_add(size_t d, float *restrict x, float lam, float c,
-                                 const float *restrict e) {
-    for (size_t j = 0; j < d; j++) x[j] = lam * x[j] + c * e[j];
-}
-static inline void row_decay_add_to(size_t d, float *restrict out, const float *restrict x,
-                                    float lam, float c, const float *restrict e) {
-    for (size_t j = 0; j < d; j++) out[j] = lam * x[j] + c * e[j];
-}
-
-void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, const float *kh,
-                 const float *qh, float *e, float *y, const float *v) {
-    // e = v − λ Sᵀk̂
-    mat_t_vec(d, e, S, kh);
-    for (size_t j = 0; j < d; j++) e[j] = v[j] - lam * e[j];
-    if (!Sn) return;
-    // Sn = λ S + (β k̂) eᵀ
-    for (size_t i = 0; i < d; i++) {
-        if (Sn == S) row_decay_add(d, Sn + i * d, lam, beta * kh[i], e);
-        else row_decay_add_to(d, Sn + i * d, S + i * d, lam, beta * kh[i], e);
-    }
-    if (!y) return;
-    // y = Snᵀ q̂ (e is dead: y may overwrite it)
-    mat_t_vec(d, y, Sn, qh);
-}
-
 // Columns [j0, j0 + 16 NG) of delta_token_inplace (NG a constant in each use,
 // so the sums stay in registers). Only these columns of S are read for these
 // columns of e, and only e's own columns are needed to update them, so each
@@ -309,7 +282,7 @@ void delta_token_inplace(size_t d, float lam, float beta, float *S, const float 
 // The forward and the backward's recompute run one pass over S per position:
 // the write S' = λS + (βk̂) eᵀ fused with the reads that follow it, y = S'ᵀq̂
 // and the next position's e' = v' − λ' S'ᵀk̂'. Every value is the same chain of
-// float operations as delta_token's (row_decay_add, then mat_t_vec: sums from
+// float operations as delta_token_inplace's (λS_ij + (βk̂_i) e_j, then sums from
 // 0 over i ascending), so forward, recompute and generation round alike; S is
 // read once per position instead of three times and the two read-outs' sums
 // run side by side.

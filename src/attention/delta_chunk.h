@@ -56,7 +56,7 @@ typedef struct {
 size_t delta_saved_floats(const DeltaSlab *p);
 size_t delta_scratch_floats(const DeltaSlab *p);
 
-// ---- per token: shared by the training form and generation, so both round alike ----
+// ---- per token: the training form and generation round alike ----
 
 // out (d) = k̂ for raw x (d), as above. Returns the divisor (1 without normalize).
 float delta_features(const DeltaSlab *p, float *out, const float *x);
@@ -70,15 +70,12 @@ float delta_features(const DeltaSlab *p, float *out, const float *x);
 void delta_normalize_n(const DeltaSlab *p, float *phi, size_t n, float *divisors);
 // β = sigmoid(a) and 1 − β, each without cancellation
 void delta_beta(float a, float *beta, float *one_minus_beta);
-// One position. Reads S (d, d); writes e (d) = v − λ Sᵀk̂; if Sn: Sn = λS + β k̂ eᵀ
-// (Sn may be S: in place); if y: y (d) = Snᵀ q̂ (y may be e: e is dead by then).
-void delta_token(size_t d, float lam, float beta, const float *S, float *Sn, const float *kh,
-                 const float *qh, float *e, float *y, const float *v);
-// The same position in place, for generation: S = λS + β k̂ eᵀ and y (d) = Sᵀq̂,
-// e kept in registers. Bit for bit delta_token(d, lam, beta, S, S, kh, qh, e,
-// y, v)'s S and y (the same operations in the same order per value): each
-// column strip of S is read twice (e, then the update with the read-out) while
-// it is in the near cache, rather than three times over the whole S.
+// One position in place, for generation: e = v − λ Sᵀk̂ (kept in registers),
+// S = λS + β k̂ eᵀ and y (d) = Sᵀq̂, each sum from 0 over i ascending: the
+// values the training form's kernels compute for the same position (tests:
+// test_fw_step.c and test_delta_bits.c against tests/attention/delta_plain.h).
+// Each column strip of S is read twice (e, then the update with the
+// read-out) while it is in the near cache, rather than three times over S.
 void delta_token_inplace(size_t d, float lam, float beta, float *S, const float *kh, const float *qh, float *y,
                          const float *v);
 

@@ -55,18 +55,7 @@ static double plain_forward(const DeltaSlab *p, const Plain *w, float *y, const 
         w->sk[t] = plain_features(p, kh, k + t * d);
         w->sq[t] = plain_features(p, qh, q + t * d);
         delta_beta(a[t], &w->beta[t], &w->omb[t]);
-        for (size_t j = 0; j < d; j++) {
-            float r = 0.0f;
-            for (size_t i = 0; i < d; i++) r += kh[i] * P[i * d + j];
-            e[j] = v[t * d + j] - lam * r;
-        }
-        for (size_t i = 0; i < d; i++)
-            for (size_t j = 0; j < d; j++) Sn[i * d + j] = lam * P[i * d + j] + (w->beta[t] * kh[i]) * e[j];
-        for (size_t j = 0; j < d; j++) {
-            float r = 0.0f;
-            for (size_t i = 0; i < d; i++) r += qh[i] * Sn[i * d + j];
-            y[t * d + j] = r;
-        }
+        plain_token(d, lam, w->beta[t], P, Sn, kh, qh, e, y + t * d, v + t * d);
     }
     double ss = 0;
     for (size_t i = 0; i < d * d; i++) ss += (double)w->states[T * d * d + i] * w->states[T * d * d + i];

@@ -7,10 +7,10 @@
 // sum and l2, normalize on and off, n = 1 .. DELTA_FEATURES_MAX, head sizes 1 .. 130.
 //
 // delta: delta_token_inplace (generation's step: e in registers, the update
-// and the read-out in one pass per column strip) against delta_token (three
-// passes: e, the update, the read-out; what the training recurrence runs and
-// test_delta.c checks against the formulas), the same state through many
-// tokens, head sizes 1 .. 130.
+// and the read-out in one pass per column strip) against plain_token
+// (delta_plain.h: three obvious passes, e, the update, the read-out; the
+// training recurrence's kernels are pinned to the same code in
+// test_delta_bits.c), the same state through many tokens, head sizes 1 .. 130.
 //
 // linear, linear_decay:
 // step() updates and reads each row of S in one pass, in vectors (linear.c);
@@ -115,7 +115,7 @@ static void test_step_bit_identical_to_two_pass_form(void) {
                 }
 }
 
-static void test_delta_inplace_bit_identical_to_delta_token(void) {
+static void test_delta_inplace_bit_identical_to_plain_token(void) {
     size_t dhs[] = {1, 5, 16, 17, 32, 40, 48, 63, 64, 65, 80, 130};
     for (size_t b = 0; b < sizeof dhs / sizeof dhs[0]; b++) {
         size_t d = dhs[b];
@@ -130,7 +130,7 @@ static void test_delta_inplace_bit_identical_to_delta_token(void) {
         for (int t = 0; t < 12 && ok; t++) {
             fill(kh, d, 0.5f, &r), fill(qh, d, 0.5f, &r), fill(v, d, 1.0f, &r);
             float lam = t % 3 ? 0.9f : 1.0f, beta = 0.25f + 0.05f * (float)t;
-            delta_token(d, lam, beta, S0, S0, kh, qh, e, y0, v);
+            plain_token(d, lam, beta, S0, S0, kh, qh, e, y0, v);
             delta_token_inplace(d, lam, beta, S1, kh, qh, y1, v);
             ok = memcmp(S0, S1, d * d * sizeof(float)) == 0 && memcmp(y0, y1, d * sizeof(float)) == 0;
         }
@@ -178,6 +178,6 @@ static void test_delta_normalize_n_bit_identical(void) {
 int main(void) {
     TEST(test_delta_normalize_n_bit_identical);
     TEST(test_step_bit_identical_to_two_pass_form);
-    TEST(test_delta_inplace_bit_identical_to_delta_token);
+    TEST(test_delta_inplace_bit_identical_to_plain_token);
     return test_summary();
 }
