@@ -194,16 +194,32 @@ float delta_features(const DeltaSlab *p, float *out, const float *x) {
     return s;
 }
 
+// s[c] = Σ_i out[c][i]² (l2) or Σ_i out[c][i], one float chain per row from 0,
+// i ascending, a product then a sum. Inlined with n a constant, the n chains
+// stay in registers (with n variable they went through the stack, a
+// store-to-load forward per term).
+static inline __attribute__((always_inline)) void row_sums(const float *out, size_t d, size_t n, int l2,
+                                                           float *s) {
+    float acc[DELTA_FEATURES_MAX] = {0};
+    for (size_t i = 0; i < d; i++)
+        for (size_t c = 0; c < n; c++) {
+            float x = out[c * d + i];
+            acc[c] += l2 ? x * x : x;
+        }
+    for (size_t c = 0; c < n; c++) s[c] = acc[c];
+}
+
 void delta_normalize_n(const DeltaSlab *p, float *out, size_t n, float *divisors) {
     size_t d = p->dh;
     if (!p->normalize) return;
-    float s[DELTA_FEATURES_MAX] = {0};
-    if (p->key_norm == KEYNORM_L2)
-        for (size_t i = 0; i < d; i++)
-            for (size_t c = 0; c < n; c++) s[c] += out[c * d + i] * out[c * d + i];
-    else
-        for (size_t i = 0; i < d; i++)
-            for (size_t c = 0; c < n; c++) s[c] += out[c * d + i];
+    float s[DELTA_FEATURES_MAX];
+    int l2 = p->key_norm == KEYNORM_L2;
+    if (n == DELTA_FEATURES_MAX) {  // the training forms' case: full groups of rows
+        if (l2) row_sums(out, d, DELTA_FEATURES_MAX, 1, s);
+        else row_sums(out, d, DELTA_FEATURES_MAX, 0, s);
+    } else {
+        row_sums(out, d, n, l2, s);
+    }
     for (size_t c = 0; c < n; c++) {
         // + eps: φ = 0 (relu may give Σφ = 0) gives k̂ = 0 (no write, no read), not 0/0
         s[c] = p->key_norm == KEYNORM_L2 ? sqrtf(s[c] + p->eps) : s[c] + p->eps;

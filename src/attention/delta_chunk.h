@@ -49,6 +49,8 @@ typedef struct {
     const float *lam_t;  // (T) λ_t per position (decay = data: Gated DeltaNet), or NULL
     double loglam;       // log λ (the WY form's decay; λ = exp(loglam)); used when ll is NULL
     const float *ll;     // (T) log λ_t per position for the WY form, or NULL
+    size_t ld, ldy;      // the WY form only: row strides of q, k, v, dq, dk, dv and of y, dy
+                         // (rows of the model's projection read in place); 0 = dh (slabs)
 } DeltaSlab;
 
 // floats of `saved` (kept from forward to backward) and of `scratch` (free to

@@ -15,6 +15,9 @@
 
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk - 1) / p->chunk : 0; }
+// row strides of q, k, v (and their gradients), of y (and dy)
+static size_t ld_of(const DeltaSlab *p) { return p->ld ? p->ld : p->dh; }
+static size_t ldy_of(const DeltaSlab *p) { return p->ldy ? p->ldy : p->dh; }
 
 typedef struct {
     float *kh, *qh;          // (C, d) k̂, q̂
@@ -60,11 +63,14 @@ static double dotd(const float *a, const float *b, size_t n) {
     return acc;
 }
 
-// out (n, d) = the normalised features of x's n rows, divisors (n) as delta_features returns
-// them: delta_features row for row, DELTA_FEATURES_MAX rows' sums side by side
-static void features(const DeltaSlab *p, float *out, float *divisors, const float *x, size_t n) {
+// out (n, d) = the normalised features of x's n rows (ld apart), divisors (n) as
+// delta_features returns them: delta_features row for row, DELTA_FEATURES_MAX
+// rows' sums side by side
+static void features(const DeltaSlab *p, float *out, float *divisors, const float *x, size_t ld, size_t n) {
     size_t d = p->dh;
-    fmap_forward(p->fmap, out, x, n * d);
+    if (ld == d) fmap_forward(p->fmap, out, x, n * d);
+    else
+        for (size_t r = 0; r < n; r++) fmap_forward(p->fmap, out + r * d, x + r * ld, d);
     for (size_t r = 0; r < n; r++) divisors[r] = 1.0f;  // (left as is without normalize)
     for (size_t r = 0; r < n; r += DELTA_FEATURES_MAX) {
         size_t m = n - r < DELTA_FEATURES_MAX ? n - r : DELTA_FEATURES_MAX;
@@ -75,11 +81,11 @@ static void features(const DeltaSlab *p, float *out, float *divisors, const floa
 // k̂, q̂, β, the decays b, γ, g of positions [t0, t0+L)
 static void load_chunk(const DeltaSlab *p, Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
-    size_t d = p->dh;
+    size_t ld = ld_of(p);
     double acc = 0;
     s->stride = L;
-    features(p, s->kh, s->sk, k + t0 * d, L);
-    features(p, s->qh, s->sq, q + t0 * d, L);
+    features(p, s->kh, s->sk, k + t0 * ld, ld, L);
+    features(p, s->qh, s->sq, q + t0 * ld, ld, L);
     for (size_t r = 0; r < L; r++) {
         delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
         acc += p->ll ? (double)p->ll[t0 + r] : p->loglam;
@@ -105,7 +111,7 @@ static void solve_u(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, c
     gemm_serial(0, 0, L, d, d, 1.0f, s->kh, d, S, d, 0.0f, s->r, d);  // K̂ S
     for (size_t r = 0; r < L; r++) {
         float *zr = s->r + r * d, br = s->beta[r], gr = s->gam[r];
-        const float *vr = v + (t0 + r) * d;
+        const float *vr = v + (t0 + r) * ld_of(p);
         for (size_t j = 0; j < d; j++) zr[j] = br * (vr[j] - gr * zr[j]);
     }
     gemm_serial(0, 1, L, L, d, 1.0f, s->kh, d, s->kh, d, 0.0f, s->m, L);  // K̂K̂ᵀ
@@ -137,7 +143,7 @@ static void state_init(const DeltaSlab *p, float *S) {
 
 double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scratch, const float *q,
                         const float *k, const float *v, const float *a) {
-    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p);
+    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p), ldy = ldy_of(p);
     Scratch s = scratch_at(p, scratch);
     state_init(p, s.S);
     for (size_t c = 0; c < nch; c++) {
@@ -147,11 +153,11 @@ double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scrat
         solve_u(p, &s, t0, L, v, s.S);
         scores(p, &s, L);
         // Y = diag(γ) Q̂ S + P U
-        float *yc = y + t0 * d;
-        gemm_serial(0, 0, L, d, d, 1.0f, s.qh, d, s.S, d, 0.0f, yc, d);
+        float *yc = y + t0 * ldy;
+        gemm_serial(0, 0, L, d, d, 1.0f, s.qh, d, s.S, d, 0.0f, yc, ldy);
         for (size_t r = 0; r < L; r++)
-            for (size_t j = 0; j < d; j++) yc[r * d + j] *= s.gam[r];
-        gemm_serial(0, 0, L, d, L, 1.0f, s.p, L, s.u, d, 1.0f, yc, d);
+            for (size_t j = 0; j < d; j++) yc[r * ldy + j] *= s.gam[r];
+        gemm_serial(0, 0, L, d, L, 1.0f, s.p, L, s.u, d, 1.0f, yc, ldy);
         // S ← γ_{L-1} S + K̂ᵀ diag(g) U   (rows of K̂ scaled in place: last use)
         for (size_t r = 0; r < L; r++)
             for (size_t i = 0; i < d; i++) s.kh[r * d + i] *= s.gs[r];
@@ -167,13 +173,13 @@ double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scrat
 double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da, float *dll,
                          const float *dy, const float *saved, float *scratch, const float *q,
                          const float *k, const float *v, const float *a) {
-    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p);
+    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p), ld = ld_of(p), ldy = ldy_of(p);
     Scratch s = scratch_at(p, scratch);
     double total = 0, *db = s.db;
     memset(s.dS, 0, d * d * sizeof(float));  // the final state feeds nothing
     for (size_t c = nch; c-- > 0;) {
         size_t t0 = c * C, L = T - t0 < C ? T - t0 : C;
-        const float *Sin = saved + c * d * d, *dyc = dy + t0 * d;
+        const float *Sin = saved + c * d * d, *dyc = dy + t0 * ldy;
         load_chunk(p, &s, t0, L, q, k, a);
         solve_u(p, &s, t0, L, v, Sin);  // s.r = Z, s.m = A, s.u = U
         scores(p, &s, L);               // s.p = Q̂K̂ᵀ ⊙ D
@@ -202,8 +208,8 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         //     (x_rs = P_rs G_rs -> db_r − db_s), dq̂ += dP K̂, dk̂ += dPᵀ Q̂;
         //     dq̂_r += γ_r (dY S_inᵀ)_r (x_r = γ_r q̂_r·(dY S_inᵀ)_r -> db_r);
         //     dS_in += Q̂ᵀ diag(γ) dY
-        gemm_serial(1, 0, L, d, L, 1.0f, s.p, L, dyc, d, 1.0f, s.du, d);
-        gemm_serial(0, 1, L, L, d, 1.0f, dyc, d, s.u, d, 0.0f, s.gm, L);
+        gemm_serial(1, 0, L, d, L, 1.0f, s.p, L, dyc, ldy, 1.0f, s.du, d);
+        gemm_serial(0, 1, L, L, d, 1.0f, dyc, ldy, s.u, d, 0.0f, s.gm, L);
         wy_pairs_db(L, s.p, s.gm, db);  // j < r only: at j = r, D = 1, its db terms cancel
         for (size_t r = 0; r < L; r++) {
             float *gr = s.gm + r * L;
@@ -212,7 +218,7 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         }
         gemm_serial(0, 0, L, d, L, 1.0f, s.gm, L, s.kh, d, 0.0f, s.dqh, d);
         gemm_serial(1, 0, L, d, L, 1.0f, s.gm, L, s.qh, d, 1.0f, s.dkh, d);
-        gemm_serial(0, 1, L, d, d, 1.0f, dyc, d, Sin, d, 0.0f, s.tmp, d);
+        gemm_serial(0, 1, L, d, d, 1.0f, dyc, ldy, Sin, d, 0.0f, s.tmp, d);
         memset(s.x, 0, L * sizeof(double));
         wy_dotd_rows(L, d, s.tmp, d, s.qh, d, s.x);
         for (size_t r = 0; r < L; r++) {
@@ -223,7 +229,7 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         }
         for (size_t r = 0; r < L; r++)  // diag(γ) Q̂ into s.tmp (dY S_inᵀ is used up)
             for (size_t i = 0; i < d; i++) s.tmp[r * d + i] = s.qh[r * d + i] * s.gam[r];
-        gemm_serial(1, 0, d, d, L, 1.0f, s.tmp, d, dyc, d, 1.0f, s.dSin, d);
+        gemm_serial(1, 0, d, d, L, 1.0f, s.tmp, d, dyc, ldy, 1.0f, s.dSin, d);
 
         // (3) (I + A) U = Z:  (I + Aᵀ) dZ = dU by back substitution;  dA_rs = −dz_r·u_s (s < r)
         wy_back_subst(L, d, s.m, s.du, s.dz);
@@ -251,9 +257,9 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         //     (R into s.r and dR into s.du: both dead by now)
         for (size_t r = 0; r < L; r++) {
             // separate rows of separate buffers (restrict: the loop vectorises without checks)
-            const float *restrict vr = v + (t0 + r) * d, *restrict ks = s.tmp + r * d;
+            const float *restrict vr = v + (t0 + r) * ld, *restrict ks = s.tmp + r * d;
             const float *restrict dzr = s.dz + r * d;
-            float *restrict rr = s.r + r * d, *restrict drr = s.du + r * d, *restrict dvr = dv + (t0 + r) * d;
+            float *restrict rr = s.r + r * d, *restrict drr = s.du + r * d, *restrict dvr = dv + (t0 + r) * ld;
             float br = s.beta[r], gr = s.gam[r];
             for (size_t j = 0; j < d; j++) {
                 float dr = br * dzr[j];
@@ -288,10 +294,10 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
 
         // through the normalised features
         for (size_t r = 0; r < L; r++) {
-            delta_features_backward(p, dq + (t0 + r) * d, s.dqh + r * d, s.qh + r * d, s.sq[r],
-                                    q + (t0 + r) * d);
-            delta_features_backward(p, dk + (t0 + r) * d, s.dkh + r * d, s.kh + r * d, s.sk[r],
-                                    k + (t0 + r) * d);
+            delta_features_backward(p, dq + (t0 + r) * ld, s.dqh + r * d, s.qh + r * d, s.sq[r],
+                                    q + (t0 + r) * ld);
+            delta_features_backward(p, dk + (t0 + r) * ld, s.dkh + r * d, s.kh + r * d, s.sk[r],
+                                    k + (t0 + r) * ld);
         }
     }
     return total;

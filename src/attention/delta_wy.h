@@ -34,7 +34,9 @@
 
 size_t delta_wy_scratch_floats(const DeltaSlab *p);
 
-// As delta_chunk_forward: y (T, dh) for q, k, v (T, dh), a (T) the β logits.
+// As delta_chunk_forward: y (T, dh) for q, k, v (T, dh), a (T) the β logits;
+// rows of q, k, v (and dq, dk, dv) p->ld floats apart, of y (and dy) p->ldy
+// (0: dh). Every value is the same chain whatever the strides.
 // Decay: p->ll (log λ_t per position) or p->loglam. Returns ||S_{T-1}||_F.
 double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scratch, const float *q,
                         const float *k, const float *v, const float *a);
