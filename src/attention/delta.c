@@ -361,8 +361,9 @@ static void delta_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
 // WY/UT chunkwise (delta_wy.c), per chunk of L positions:
 //   forward   GEMMs K̂S, Q̂S, K̂ᵀU (2Ld² each), K̂K̂ᵀ, Q̂K̂ᵀ, PU (2L²d each)
 //             and the triangular solve for U          L(L−1)d
-//   backward  the forward's K̂S, K̂K̂ᵀ, Q̂K̂ᵀ and solve again, then GEMMs worth
-//             14Ld² + 16L²d and the back-substitution  L(L−1)d
+//   backward  the forward's K̂S, K̂K̂ᵀ, Q̂K̂ᵀ and solve again (K̂S and K̂K̂ᵀ kept
+//             for its later steps), then GEMMs worth 12Ld² + 14L²d and the
+//             back-substitution  L(L−1)d
 static double delta_flops(const AttnConfig *c, size_t T, double *fwd) {
     double d = (double)c->dh, d2 = d * d;
     size_t chunk = attn_chunk_length(c, T);
@@ -376,7 +377,7 @@ static double delta_flops(const AttnConfig *c, size_t T, double *fwd) {
     for (size_t t0 = 0; t0 < T; t0 += chunk) {
         double L = (double)(T - t0 < chunk ? T - t0 : chunk), solve = L * (L - 1) * d;
         double f = 6 * L * d2 + 6 * L * L * d + solve;
-        double b = (2 * L * d2 + 4 * L * L * d + solve) + 14 * L * d2 + 16 * L * L * d + solve;
+        double b = (2 * L * d2 + 4 * L * L * d + solve) + 12 * L * d2 + 14 * L * L * d + solve;
         *fwd += f;
         total += f + b;
     }

@@ -22,9 +22,11 @@ static size_t ldy_of(const DeltaSlab *p) { return p->ldy ? p->ldy : p->dh; }
 typedef struct {
     float *kh, *qh;          // (C, d) k̂, q̂
     float *r, *u;            // (C, d) R = V − diag(γ) K̂ S, then Z = diag(β) R; U
+    float *ks;               // (C, d) K̂ S (kept for the backward's step 5)
     float *du, *dz;          // (C, d) backward: dL/dU, dL/dZ
     float *dqh, *dkh, *tmp;  // (C, d)
-    float *m, *p, *gm, *dm;  // (C, C) K̂K̂ᵀ then A; Q̂K̂ᵀ ⊙ D; backward products; D
+    float *m, *p, *gm, *dm;  // (C, C) A; Q̂K̂ᵀ ⊙ D; backward products; D
+    float *kk;               // (C, C) M = K̂K̂ᵀ (kept for the backward's step 4)
     float *S, *dS, *dSin;    // (d, d) running state / dL/dS after the chunk / dL/dS before it
     float *sk, *sq, *beta, *omb, *gam, *gs;  // (C)
     float *dbeta;            // (C) backward: dL/dβ from A (kept in float)
@@ -36,10 +38,10 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
     size_t C = p->chunk, d = p->dh;
     Scratch s;
     float *f = base;
-    float **cd[] = {&s.kh, &s.qh, &s.r, &s.u, &s.du, &s.dz, &s.dqh, &s.dkh, &s.tmp};
+    float **cd[] = {&s.kh, &s.qh, &s.r, &s.u, &s.du, &s.dz, &s.dqh, &s.dkh, &s.tmp, &s.ks};
     for (size_t i = 0; i < sizeof cd / sizeof *cd; i++) *cd[i] = f, f += round16(C * d);
-    float **cc[] = {&s.m, &s.p, &s.gm, &s.dm};
-    for (size_t i = 0; i < 4; i++) *cc[i] = f, f += round16(C * C);
+    float **cc[] = {&s.m, &s.p, &s.gm, &s.dm, &s.kk};
+    for (size_t i = 0; i < sizeof cc / sizeof *cc; i++) *cc[i] = f, f += round16(C * C);
     float **dd[] = {&s.S, &s.dS, &s.dSin};
     for (size_t i = 0; i < 3; i++) *dd[i] = f, f += round16(d * d);
     float **c1[] = {&s.sk, &s.sq, &s.beta, &s.omb, &s.gam, &s.gs, &s.dbeta};
@@ -53,7 +55,7 @@ static Scratch scratch_at(const DeltaSlab *p, float *base) {
 
 size_t delta_wy_scratch_floats(const DeltaSlab *p) {
     size_t C = p->chunk, d = p->dh;
-    return 9 * round16(C * d) + 4 * round16(C * C) + 3 * round16(d * d) + 7 * round16(C) +
+    return 10 * round16(C * d) + 5 * round16(C * C) + 3 * round16(d * d) + 7 * round16(C) +
            4 * round16(2 * C);
 }
 
@@ -102,25 +104,38 @@ static void load_chunk(const DeltaSlab *p, Scratch *s, size_t t0, size_t L, cons
 // D_rs = e^{b_r − b_s}, s <= r (filled once per chunk by load_chunk)
 static inline float dcoef(const Scratch *s, size_t r, size_t j) { return s->dm[r * s->stride + j]; }
 
-// The chunk's U from the state S entering it: R = V − diag(γ) K̂ S (kept in s->r
-// as Z = diag(β) R), M = K̂K̂ᵀ turned into A (strictly lower), and U by forward
-// substitution of (I + A) U = Z.
+// The chunk's U from the state S entering it: K̂ S (kept in s->ks), R = V −
+// diag(γ) K̂ S (kept in s->r as Z = diag(β) R), M = K̂K̂ᵀ (kept in s->kk) turned
+// into A (strictly lower, s->m), and U by forward substitution of (I + A) U = Z.
 static void solve_u(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, const float *v,
                     const float *S) {
     size_t d = p->dh;
-    gemm_serial(0, 0, L, d, d, 1.0f, s->kh, d, S, d, 0.0f, s->r, d);  // K̂ S
+    gemm_serial(0, 0, L, d, d, 1.0f, s->kh, d, S, d, 0.0f, s->ks, d);  // K̂ S
     for (size_t r = 0; r < L; r++) {
         float *zr = s->r + r * d, br = s->beta[r], gr = s->gam[r];
-        const float *vr = v + (t0 + r) * ld_of(p);
-        for (size_t j = 0; j < d; j++) zr[j] = br * (vr[j] - gr * zr[j]);
+        const float *vr = v + (t0 + r) * ld_of(p), *kr = s->ks + r * d;
+        for (size_t j = 0; j < d; j++) zr[j] = br * (vr[j] - gr * kr[j]);
     }
-    gemm_serial(0, 1, L, L, d, 1.0f, s->kh, d, s->kh, d, 0.0f, s->m, L);  // K̂K̂ᵀ
+    gemm_serial(0, 1, L, L, d, 1.0f, s->kh, d, s->kh, d, 0.0f, s->kk, L);  // K̂K̂ᵀ
     for (size_t r = 0; r < L; r++) {
         float *ar = s->m + r * L;
-        for (size_t j = 0; j < r; j++) ar[j] *= s->beta[r] * dcoef(s, r, j);
+        const float *mr = s->kk + r * L;
+        for (size_t j = 0; j < r; j++) ar[j] = mr[j] * (s->beta[r] * dcoef(s, r, j));
         for (size_t j = r; j < L; j++) ar[j] = 0.0f;
     }
     wy_forward_subst(L, d, s->m, s->r, s->u);
+}
+
+// Step (5)'s row r: R_r = v_r − γ_r (K̂ S)_r into rr, dR_r = β_r dz_r into drr, and dv_r += dR_r
+// (separate rows of separate buffers: restrict lets the loop vectorise without checks)
+static void step5_row(size_t d, float br, float gr, const float *restrict vr, const float *restrict ks,
+                      const float *restrict dzr, float *restrict rr, float *restrict drr, float *restrict dvr) {
+    for (size_t j = 0; j < d; j++) {
+        float dr = br * dzr[j];
+        rr[j] = vr[j] - gr * ks[j];
+        drr[j] = dr;
+        dvr[j] += dr;
+    }
 }
 
 // P = (Q̂ K̂ᵀ) ⊙ D (lower triangle, diagonal included)
@@ -236,10 +251,9 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         gemm_serial(0, 1, L, L, d, -1.0f, s.dz, d, s.u, d, 0.0f, s.gm, L);  // dA (lower part used)
         // (4) A_rs = β_r D_rs M_rs:  dβ_r += Σ_s dA_rs D_rs M_rs = Σ_s dA_rs A_rs / β_r, taken
         //     as dA_rs (D_rs M_rs) from M recomputed; x_rs = dA_rs A_rs -> db_r − db_s;
-        //     dM_rs = dA_rs β_r D_rs, M = K̂K̂ᵀ: dk̂ += dM K̂ + dMᵀ K̂
-        gemm_serial(0, 1, L, L, d, 1.0f, s.kh, d, s.kh, d, 0.0f, s.p, L);  // M again (P is dead)
+        //     dM_rs = dA_rs β_r D_rs, M = K̂K̂ᵀ (kept by solve_u): dk̂ += dM K̂ + dMᵀ K̂
         wy_pairs_db(L, s.gm, s.m, db);
-        wy_dbeta_rows(L, s.gm, s.dm, s.p, s.x);
+        wy_dbeta_rows(L, s.gm, s.dm, s.kk, s.x);
         for (size_t r = 0; r < L; r++) {
             float *gr = s.gm + r * L;
             for (size_t j = 0; j < r; j++) gr[j] *= s.beta[r] * dcoef(&s, r, j);
@@ -253,25 +267,15 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         // (5) (6) R = V − diag(γ) K̂ S_in, Z = diag(β) R:  dβ_r += dz_r·R_r;  dR = diag(β) dZ;
         //     dv += dR;  dKS = −diag(γ) dR: dk̂ += dKS S_inᵀ, dS_in += K̂ᵀ dKS,
         //     x_r = −γ_r (K̂ S_in)_r·dR_r -> db_r
-        gemm_serial(0, 0, L, d, d, 1.0f, s.kh, d, Sin, d, 0.0f, s.tmp, d);  // K̂ S_in
-        //     (R into s.r and dR into s.du: both dead by now)
+        //     (K̂ S_in kept by solve_u; R into s.r and dR into s.du: both dead by now)
         for (size_t r = 0; r < L; r++) {
-            // separate rows of separate buffers (restrict: the loop vectorises without checks)
-            const float *restrict vr = v + (t0 + r) * ld, *restrict ks = s.tmp + r * d;
-            const float *restrict dzr = s.dz + r * d;
-            float *restrict rr = s.r + r * d, *restrict drr = s.du + r * d, *restrict dvr = dv + (t0 + r) * ld;
-            float br = s.beta[r], gr = s.gam[r];
-            for (size_t j = 0; j < d; j++) {
-                float dr = br * dzr[j];
-                rr[j] = vr[j] - gr * ks[j];
-                drr[j] = dr;
-                dvr[j] += dr;
-            }
+            step5_row(d, s.beta[r], s.gam[r], v + (t0 + r) * ld, s.ks + r * d, s.dz + r * d, s.r + r * d,
+                      s.du + r * d, dv + (t0 + r) * ld);
             s.x[r] = s.dbeta[r];  // dβ_r so far
             s.x2[r] = 0;
         }
-        wy_dotd_rows(L, d, s.dz, d, s.r, d, s.x);     // dβ_r += dz_r·R_r
-        wy_dotd_rows(L, d, s.tmp, d, s.du, d, s.x2);  // (K̂ S_in)_r·dR_r
+        wy_dotd_rows(L, d, s.dz, d, s.r, d, s.x);    // dβ_r += dz_r·R_r
+        wy_dotd_rows(L, d, s.ks, d, s.du, d, s.x2);  // (K̂ S_in)_r·dR_r
         for (size_t r = 0; r < L; r++) {
             float *dzr = s.dz + r * d, gr = s.gam[r];
             const float *drr = s.du + r * d;
