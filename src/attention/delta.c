@@ -358,12 +358,7 @@ static void delta_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
 //             pass A: G += q̂ dyᵀ, du += Gᵀk̂, P·dy, G·u, P·G   10d²
 //             pass B: P du, G = λG − c du                        5d²
 // so 27d² per token (less 3d² per chunk) of which 7d² forward.
-// WY/UT chunkwise (delta_wy.c), per chunk of L positions:
-//   forward   GEMMs K̂S, Q̂S, K̂ᵀU (2Ld² each), K̂K̂ᵀ, Q̂K̂ᵀ, PU (2L²d each)
-//             and the triangular solve for U          L(L−1)d
-//   backward  the forward's K̂S, K̂K̂ᵀ, Q̂K̂ᵀ and solve again (K̂S and K̂K̂ᵀ kept
-//             for its later steps), then GEMMs worth 12Ld² + 14L²d and the
-//             back-substitution  L(L−1)d
+// The WY/UT chunkwise form (delta_wy.c) counts its own: delta_wy_flops.
 static double delta_flops(const AttnConfig *c, size_t T, double *fwd) {
     double d = (double)c->dh, d2 = d * d;
     size_t chunk = attn_chunk_length(c, T);
@@ -372,16 +367,7 @@ static double delta_flops(const AttnConfig *c, size_t T, double *fwd) {
         *fwd = 7 * d2 * (double)T;
         return *fwd + 20 * d2 * (double)T - 3 * d2 * chunks;
     }
-    double total = 0;
-    *fwd = 0;
-    for (size_t t0 = 0; t0 < T; t0 += chunk) {
-        double L = (double)(T - t0 < chunk ? T - t0 : chunk), solve = L * (L - 1) * d;
-        double f = 6 * L * d2 + 6 * L * L * d + solve;
-        double b = (2 * L * d2 + 4 * L * L * d + solve) + 12 * L * d2 + 14 * L * L * d + solve;
-        *fwd += f;
-        total += f + b;
-    }
-    return total;
+    return delta_wy_flops(T, (size_t)c->dh, chunk, fwd);
 }
 
 // fmap, normalize, identity, key_shift, chunk, lam, key_norm, data_decay

@@ -46,3 +46,7 @@ double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scrat
 double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da, float *dll,
                          const float *dy, const float *saved, float *scratch, const float *q,
                          const float *k, const float *v, const float *a);
+
+// FLOPs of one slab's forward (*fwd) and forward + backward (returned), counted
+// as the products and substitutions above run (tests/attention/test_flops.c)
+double delta_wy_flops(size_t T, size_t d, size_t chunk, double *fwd);
