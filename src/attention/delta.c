@@ -86,19 +86,11 @@ static int use_wy(const AttnConfig *c) { return c->dh >= WY_MIN_DH; }
 
 static size_t gate_floats(const AttnConfig *c, size_t T) { return c->data_decay ? 2 * fw_round16(T) : 0; }
 
-// The token recurrence reads head-major rows: given rows that lie elsewhere
-// (forward_io from the projection), a task copies each slab's q, k, v and y
-// (backward: q, k, v, dy, dq, dk, dv) through these seven (T, dh) buffers after
-// its scratch (only the range's first slab's are used). The WY form reads and
-// writes any rows in place.
-static size_t rows_floats(const AttnConfig *c, size_t T) { return use_wy(c) ? 0 : 7 * fw_round16(T * (size_t)c->dh); }
-
 static size_t slab_floats(const AttnConfig *c, size_t T, size_t *saved_out) {
     DeltaSlab p = slab_params(c, T, NULL, 0);
     size_t saved = gate_floats(c, T) + fw_round16(delta_saved_floats(&p));
     if (saved_out) *saved_out = saved;
-    return saved + fw_round16(use_wy(c) ? delta_wy_scratch_floats(&p) : delta_scratch_floats(&p)) +
-           rows_floats(c, T);
+    return saved + fw_round16(use_wy(c) ? delta_wy_scratch_floats(&p) : delta_scratch_floats(&p));
 }
 
 static size_t delta_work_floats(const AttnConfig *c, size_t B, size_t T) {
@@ -130,23 +122,12 @@ static size_t y_at(const Job *J, size_t bh) {
     return bh / H * J->io.bsy + bh % H * J->io.hsy;
 }
 
-// rows of the recurrence's slabs are contiguous (T, dh) only at attn_io_slabs' strides
-static int rows_contiguous(const Job *J) { return J->io.ld == (size_t)J->c->dh && J->io.ldy == (size_t)J->c->dh; }
-
-// n rows of d floats: dst rows ldd apart (+= with add) from src rows lds apart
-static void copy_rows(float *dst, size_t ldd, const float *src, size_t lds, size_t n, size_t d, int add) {
-    for (size_t r = 0; r < n; r++)
-        for (size_t i = 0; i < d; i++) {
-            if (add) dst[r * ldd + i] += src[r * lds + i];
-            else dst[r * ldd + i] = src[r * lds + i];
-        }
-}
-
 // The slab's parameters; with decay = data also log λ_t (T) into the slab's
 // first T floats (forward and backward compute them by the same code)
 static DeltaSlab slab_setup(const Job *J, size_t bh, float *ws) {
     size_t H = (size_t)J->c->heads;
     DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
+    p.ld = J->io.ld, p.ldy = J->io.ldy;
     if (J->theta && J->c->data_decay) {
         const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, J->T);
         double th = J->theta[bh % H];
@@ -165,50 +146,18 @@ static size_t beta_at(const Job *J, size_t bh) { return bh * attn_aux(&attn_delt
 
 static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
-    size_t H = (size_t)J->c->heads, d = (size_t)J->c->dh, T = J->T, n = fw_round16(T * d), saved;
+    size_t H = (size_t)J->c->heads, T = J->T, saved;
     size_t sf = slab_floats(J->c, T, &saved), BH = J->B * H, gf = gate_floats(J->c, T);
     float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // the range's slabs share one (see above Job)
-    float *rows = fw_slab(J->work, BH, lo, sf) + sf - rows_floats(J->c, T);  // q, k, v, y (recurrence)
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         DeltaSlab p = slab_setup(J, bh, ws);
-        const float *q = J->q + qkv_at(J, bh), *k = J->k + qkv_at(J, bh), *v = J->v + qkv_at(J, bh);
-        float *y = J->y + y_at(J, bh);
-        const float *a = J->aux + beta_at(J, bh);
-        if (use_wy(J->c)) {
-            p.ld = J->io.ld, p.ldy = J->io.ldy;
-            J->work[bh] = (float)delta_wy_forward(&p, y, ws + gf, scratch, q, k, v, a);
-        } else if (rows_contiguous(J)) {
-            J->work[bh] = (float)delta_chunk_forward(&p, y, ws + gf, scratch, q, k, v, a);
-        } else {
-            float *qs = rows, *ks = rows + n, *vs = rows + 2 * n, *ys = rows + 3 * n;
-            copy_rows(qs, d, q, J->io.ld, T, d, 0);
-            copy_rows(ks, d, k, J->io.ld, T, d, 0);
-            copy_rows(vs, d, v, J->io.ld, T, d, 0);
-            J->work[bh] = (float)delta_chunk_forward(&p, ys, ws + gf, scratch, qs, ks, vs, a);
-            copy_rows(y, J->io.ldy, ys, d, T, d, 0);
-        }
+        size_t o = qkv_at(J, bh);
+        double (*fwd)(const DeltaSlab *, float *, float *, float *, const float *, const float *,
+                      const float *, const float *) = use_wy(J->c) ? delta_wy_forward : delta_chunk_forward;
+        J->work[bh] = (float)fwd(&p, J->y + y_at(J, bh), ws + gf, scratch, J->q + o, J->k + o, J->v + o,
+                                 J->aux + beta_at(J, bh));
     }
-}
-
-// The recurrence's backward on rows that lie elsewhere: q, k, v, dy copied in,
-// dq, dk, dv summed into zeroed slab buffers and then added onto the rows (the
-// arithmetic of the slab route, whose op summed them into zeroed slabs too)
-static double chunk_backward_rows(const Job *J, const DeltaSlab *p, float *rows, size_t bh, float *da,
-                                  float *dll, const float *saved, float *scratch, const float *a) {
-    size_t d = (size_t)J->c->dh, T = J->T, n = fw_round16(T * d), ld = J->io.ld, o = qkv_at(J, bh);
-    float *qs = rows, *ks = rows + n, *vs = rows + 2 * n, *dys = rows + 3 * n;
-    float *dqs = rows + 4 * n, *dks = rows + 5 * n, *dvs = rows + 6 * n;
-    copy_rows(qs, d, J->q + o, ld, T, d, 0);
-    copy_rows(ks, d, J->k + o, ld, T, d, 0);
-    copy_rows(vs, d, J->v + o, ld, T, d, 0);
-    copy_rows(dys, d, J->dy + y_at(J, bh), J->io.ldy, T, d, 0);
-    memset(dqs, 0, 3 * n * sizeof(float));
-    double dl = delta_chunk_backward(p, dqs, dks, dvs, da, dll, dys, saved, scratch, qs, ks, vs, a);
-    copy_rows(J->dq + o, ld, dqs, d, T, d, 1);
-    copy_rows(J->dk + o, ld, dks, d, T, d, 1);
-    copy_rows(J->dv + o, ld, dvs, d, T, d, 1);
-    return dl;
 }
 
 static void backward_slabs(void *ctx, size_t lo, size_t hi) {
@@ -216,26 +165,18 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     size_t H = (size_t)J->c->heads, saved, T = J->T;
     size_t sf = slab_floats(J->c, T, &saved), BH = J->B * H, gf = gate_floats(J->c, T);
     float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // shared by the range's slabs, as in forward
-    float *rows = fw_slab(J->work, BH, lo, sf) + sf - rows_floats(J->c, T);
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         DeltaSlab p = slab_setup(J, bh, ws);
         float *dll = p.ll || p.lam_t ? ws + gf / 2 : NULL;
         if (dll) memset(dll, 0, T * sizeof(float));
         size_t o = qkv_at(J, bh);
-        float *da = J->daux ? J->daux + beta_at(J, bh) : NULL;
-        const float *a = J->aux + beta_at(J, bh), *dy = J->dy + y_at(J, bh);
-        double dl;
-        if (use_wy(J->c)) {
-            p.ld = J->io.ld, p.ldy = J->io.ldy;
-            dl = delta_wy_backward(&p, J->dq + o, J->dk + o, J->dv + o, da, dll, dy, ws + gf, scratch,
-                                   J->q + o, J->k + o, J->v + o, a);
-        } else if (rows_contiguous(J)) {
-            dl = delta_chunk_backward(&p, J->dq + o, J->dk + o, J->dv + o, da, dll, dy, ws + gf, scratch,
-                                      J->q + o, J->k + o, J->v + o, a);
-        } else {
-            dl = chunk_backward_rows(J, &p, rows, bh, da, dll, ws + gf, scratch, a);
-        }
+        double (*bwd)(const DeltaSlab *, float *, float *, float *, float *, float *, const float *,
+                      const float *, float *, const float *, const float *, const float *,
+                      const float *) = use_wy(J->c) ? delta_wy_backward : delta_chunk_backward;
+        double dl = bwd(&p, J->dq + o, J->dk + o, J->dv + o, J->daux ? J->daux + beta_at(J, bh) : NULL, dll,
+                        J->dy + y_at(J, bh), ws + gf, scratch, J->q + o, J->k + o, J->v + o,
+                        J->aux + beta_at(J, bh));
         if (dll) {
             // dL/dlog λ_t -> the gate logit g_t and, summed, θ_h
             const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, T);

@@ -578,9 +578,16 @@ size_t delta_scratch_floats(const DeltaSlab *p) {
 // values: one float chain per row, i ascending)
 static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
-    size_t d = p->dh;
-    fmap_forward(p->fmap, s->kh, k + t0 * d, L * d);
-    fmap_forward(p->fmap, s->qh, q + t0 * d, L * d);
+    size_t d = p->dh, ld = delta_ld(p);
+    if (ld == d) {
+        fmap_forward(p->fmap, s->kh, k + t0 * d, L * d);
+        fmap_forward(p->fmap, s->qh, q + t0 * d, L * d);
+    } else {
+        for (size_t r = 0; r < L; r++) {
+            fmap_forward(p->fmap, s->kh + r * d, k + (t0 + r) * ld, d);
+            fmap_forward(p->fmap, s->qh + r * d, q + (t0 + r) * ld, d);
+        }
+    }
     for (size_t r = 0; r < L; r += DELTA_FEATURES_MAX) {
         size_t n = L - r < DELTA_FEATURES_MAX ? L - r : DELTA_FEATURES_MAX;
         for (size_t c = 0; c < n; c++) s->sk[r + c] = s->sq[r + c] = 1.0f;  // without normalize
@@ -603,7 +610,7 @@ static void state_init(const DeltaSlab *p, float *S) {
 
 double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *scratch,
                            const float *q, const float *k, const float *v, const float *a) {
-    size_t T = p->T, d = p->dh, chunk = p->chunk, nch = n_chunks(p);
+    size_t T = p->T, d = p->dh, chunk = p->chunk, nch = n_chunks(p), ld = delta_ld(p), ldy = delta_ldy(p);
     Scratch s = scratch_at(p, scratch);
     float *S = s.G;  // (d, d) the running state
     state_init(p, S);
@@ -611,13 +618,13 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
         size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         memcpy(saved + c * d * d, S, d * d * sizeof(float));  // for backward's recompute
         load_chunk(p, &s, t0, L, q, k, a);
-        first_e(d, lam_at(p, t0), S, s.kh, v + t0 * d, s.e);
+        first_e(d, lam_at(p, t0), S, s.kh, v + t0 * ld, s.e);
         for (size_t r = 0; r < L; r++) {
             size_t t = t0 + r;
             TokenStep ts = {.lam = lam_at(p, t), .beta = s.beta[r], .kh = s.kh + r * d, .e = s.e + r * d,
-                            .qh = s.qh + r * d, .y = y + t * d};
+                            .qh = s.qh + r * d, .y = y + t * ldy};
             if (r + 1 < L)
-                ts.kn = s.kh + (r + 1) * d, ts.vn = v + (t + 1) * d, ts.lamn = lam_at(p, t + 1),
+                ts.kn = s.kh + (r + 1) * d, ts.vn = v + (t + 1) * ld, ts.lamn = lam_at(p, t + 1),
                 ts.en = s.e + (r + 1) * d;
             step_forward(d, &ts, S);
         }
@@ -682,7 +689,7 @@ static double dloglam_at(size_t d, const float *pg, const float *pd, const float
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
                             float *dlam_t, const float *dy, const float *saved, float *scratch,
                             const float *q, const float *k, const float *v, const float *a) {
-    size_t T = p->T, d = p->dh, chunk = p->chunk, nch = n_chunks(p);
+    size_t T = p->T, d = p->dh, chunk = p->chunk, nch = n_chunks(p), ld = delta_ld(p), ldy = delta_ldy(p);
     Scratch s = scratch_at(p, scratch);
     float *G = s.G;
     double dlam = 0;
@@ -692,11 +699,11 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
         // recompute: states[r] = S_{t0+r-1} and e_r, exactly as forward did
         load_chunk(p, &s, t0, L, q, k, a);
         memcpy(s.states, saved + c * d * d, d * d * sizeof(float));
-        first_e(d, lam_at(p, t0), s.states, s.kh, v + t0 * d, s.e);
+        first_e(d, lam_at(p, t0), s.states, s.kh, v + t0 * ld, s.e);
         for (size_t r = 0; r + 1 < L; r++) {
             size_t t = t0 + r;
             TokenStep ts = {.lam = lam_at(p, t), .beta = s.beta[r], .kh = s.kh + r * d, .e = s.e + r * d,
-                            .kn = s.kh + (r + 1) * d, .vn = v + (t + 1) * d, .lamn = lam_at(p, t + 1),
+                            .kn = s.kh + (r + 1) * d, .vn = v + (t + 1) * ld, .lamn = lam_at(p, t + 1),
                             .en = s.e + (r + 1) * d};
             step_recompute(d, &ts, s.states + r * d * d, s.states + (r + 1) * d * d);
         }
@@ -705,7 +712,7 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
         // each position r together with pass A of r − 1; per-position vectors
         // alternate between two buffers by the parity of r
         float ud[2];
-        PassA A = sweep_a(&s, d, L - 1, dy + (t0 + L - 1) * d, ud);
+        PassA A = sweep_a(&s, d, L - 1, dy + (t0 + L - 1) * ldy, ud);
         rows_a(d, G, &A);
         for (size_t r = L; r-- > 0;) {
             size_t t = t0 + r, x = (r & 1) * d;
@@ -716,19 +723,19 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
             for (size_t i = 0; i < d; i++) dqh[i] = lam * dqh[i] + kh[i] * ud[r & 1];
             // u = β e, β = sigmoid(a): da += (du·e) β (1 − β); de = β du = dv
             if (da) da[t] += dot(du, e, d) * beta * s.omb[r];
-            float *dvt = dv + t * d;
+            float *dvt = dv + t * ld;
             for (size_t j = 0; j < d; j++) dvt[j] += beta * du[j];
             PassB B = {.P = s.states + r * d * d, .du = du, .kh = kh, .lam = lam, .lb = lb, .pd = pd};
             if (r > 0) {
-                A = sweep_a(&s, d, r - 1, dy + (t - 1) * d, ud);
+                A = sweep_a(&s, d, r - 1, dy + (t - 1) * ldy, ud);
                 rows_ba(d, G, &B, &A);
             } else {
                 rows_b(d, G, &B);
             }
             // after pass B: dk̂ −= λβ P du
             for (size_t i = 0; i < d; i++) dkh[i] -= lb * pd[i];
-            delta_features_backward(p, dq + t * d, dqh, qh, s.sq[r], q + t * d);
-            delta_features_backward(p, dk + t * d, dkh, kh, s.sk[r], k + t * d);
+            delta_features_backward(p, dq + t * ld, dqh, qh, s.sq[r], q + t * ld);
+            delta_features_backward(p, dk + t * ld, dkh, kh, s.sk[r], k + t * ld);
         }
         // dλ after the sweep: its double sums are off the sweep's critical path
         for (size_t r = L; r-- > 0;) {

@@ -15,9 +15,6 @@
 
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk - 1) / p->chunk : 0; }
-// row strides of q, k, v (and their gradients), of y (and dy)
-static size_t ld_of(const DeltaSlab *p) { return p->ld ? p->ld : p->dh; }
-static size_t ldy_of(const DeltaSlab *p) { return p->ldy ? p->ldy : p->dh; }
 
 typedef struct {
     float *kh, *qh;          // (C, d) k̂, q̂
@@ -107,7 +104,7 @@ static double lower_flops(size_t L, size_t d) {
 // k̂, q̂, β, the decays b, γ, g of positions [t0, t0+L)
 static void load_chunk(const DeltaSlab *p, Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
-    size_t ld = ld_of(p);
+    size_t ld = delta_ld(p);
     double acc = 0;
     s->stride = L;
     features(p, s->kh, s->sk, k + t0 * ld, ld, L);
@@ -137,7 +134,7 @@ static void solve_u(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, c
     gemm_serial(0, 0, L, d, d, 1.0f, s->kh, d, S, d, 0.0f, s->ks, d);  // K̂ S
     for (size_t r = 0; r < L; r++) {
         float *zr = s->r + r * d, br = s->beta[r], gr = s->gam[r];
-        const float *vr = v + (t0 + r) * ld_of(p), *kr = s->ks + r * d;
+        const float *vr = v + (t0 + r) * delta_ld(p), *kr = s->ks + r * d;
         for (size_t j = 0; j < d; j++) zr[j] = br * (vr[j] - gr * kr[j]);
     }
     gemm_lower(L, d, 1.0f, s->kh, d, s->kh, d, s->kk);  // K̂K̂ᵀ (j < r read)
@@ -182,7 +179,7 @@ static void state_init(const DeltaSlab *p, float *S) {
 
 double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scratch, const float *q,
                         const float *k, const float *v, const float *a) {
-    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p), ldy = ldy_of(p);
+    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p), ldy = delta_ldy(p);
     Scratch s = scratch_at(p, scratch);
     state_init(p, s.S);
     for (size_t c = 0; c < nch; c++) {
@@ -212,7 +209,7 @@ double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scrat
 double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da, float *dll,
                          const float *dy, const float *saved, float *scratch, const float *q,
                          const float *k, const float *v, const float *a) {
-    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p), ld = ld_of(p), ldy = ldy_of(p);
+    size_t T = p->T, d = p->dh, C = p->chunk, nch = n_chunks(p), ld = delta_ld(p), ldy = delta_ldy(p);
     Scratch s = scratch_at(p, scratch);
     double total = 0, *db = s.db;
     memset(s.dS, 0, d * d * sizeof(float));  // the final state feeds nothing
