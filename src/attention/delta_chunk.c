@@ -573,6 +573,15 @@ size_t delta_scratch_floats(const DeltaSlab *p) {
            4 * round16(2 * d);
 }
 
+void delta_prefetch_rows(const float *x, size_t ld, size_t n, size_t d, int write) {
+    if (ld == d) return;  // one contiguous stream: the hardware's job
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < d; i += 16) {
+            if (write) __builtin_prefetch(x + r * ld + i, 1);
+            else __builtin_prefetch(x + r * ld + i, 0);
+        }
+}
+
 // k̂, q̂, β of positions [t0, t0+L): φ over the chunk at once (element-wise),
 // the normalisations DELTA_FEATURES_MAX rows side by side (delta_features'
 // values: one float chain per row, i ascending)
@@ -617,6 +626,10 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
     for (size_t c = 0; c < nch; c++) {
         size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         memcpy(saved + c * d * d, S, d * d * sizeof(float));  // for backward's recompute
+        delta_prefetch_rows(q + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(k + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(v + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(y + t0 * ldy, ldy, L, d, 1);
         load_chunk(p, &s, t0, L, q, k, a);
         first_e(d, lam_at(p, t0), S, s.kh, v + t0 * ld, s.e);
         for (size_t r = 0; r < L; r++) {
@@ -697,6 +710,10 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
     for (size_t c = nch; c-- > 0;) {
         size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         // recompute: states[r] = S_{t0+r-1} and e_r, exactly as forward did
+        delta_prefetch_rows(q + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(k + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(v + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(dy + t0 * ldy, ldy, L, d, 0);
         load_chunk(p, &s, t0, L, q, k, a);
         memcpy(s.states, saved + c * d * d, d * d * sizeof(float));
         first_e(d, lam_at(p, t0), s.states, s.kh, v + t0 * ld, s.e);

@@ -90,6 +90,14 @@ void delta_token_inplace(size_t d, float lam, float beta, float *S, const float 
 void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const float *out, float s,
                              const float *x);
 
+// Asks for the cache lines of n rows of d floats, ld apart (write: to be
+// written). Rows read in place from the model's projection (ld > d) are a
+// slice of each wide row, which the hardware prefetchers follow worse than the
+// head-major slabs' one stream (measured, docs/speed.md); the training forms
+// ask for a chunk's rows at once, ahead of the work that reads them. Nothing
+// for ld == d (one stream).
+void delta_prefetch_rows(const float *x, size_t ld, size_t n, size_t d, int write);
+
 // ---- the token-recurrence training form on one slab (the reference of delta_wy.h) ----
 
 // y (T, dh) for q, k, v (T, dh), a (T) the β logits; rows of q, k, v (and dq,
