@@ -39,9 +39,13 @@
 
 // ---- rows ----------------------------------------------------------------------
 
-static const char *const ROLES[] = {"embed",  "ln_1",     "attn.qkv", "attn",          "attn.ln_head", "attn.proj",
-                                    "attn.residual", "ln_2", "mlp.fc", "mlp.gelu",    "mlp.proj",     "mlp.residual",
-                                    "ln_f",   "logits",   "loss",     "other"};
+// "a+b": a product with an element-wise op in its epilogue (ops.h: fused ops);
+// mlp.proj+residual's backward also runs GELU's (in its dX product's epilogue),
+// so mlp.fc+gelu's backward is the fc products alone.
+static const char *const ROLES[] = {"embed",       "ln_1",         "attn.qkv",          "attn",
+                                    "attn.ln_head", "attn.proj+residual", "ln_2",          "mlp.fc+gelu",
+                                    "mlp.proj+residual", "ln_f",    "logits",            "loss",
+                                    "other"};
 enum { N_ROLES = sizeof ROLES / sizeof ROLES[0] };
 // rows: forward roles, backward roles, then the step's parts outside the tape
 enum { ROW_ZERO = 2 * N_ROLES, ROW_NORM, ROW_ADAM, N_ROWS };
@@ -68,7 +72,7 @@ static void node_work(const Node *n, int dir, const BenchFlops *f, const Model *
     const char *op = n->op->name;
     double e = 4.0 * (double)n->out->n;  // bytes of the output tensor
     *flops = *bytes = 0;
-    if (!strcmp(op, "matmul")) {
+    if (!strncmp(op, "matmul", 6)) {  // a product, alone or with an op in its epilogue
         double mnk = 2.0 * (double)n->in[0]->rows * (double)n->in[0]->cols * (double)n->in[1]->rows;
         *flops = dir == 0 ? mnk : mnk * ((n->in[0]->grad != NULL) + (n->in[1]->grad != NULL));
     } else if (!strcmp(op, "attention")) {
@@ -155,7 +159,7 @@ static int profile_child(void *ctx, double *out) {
             node_work(n, dir, &f, m, tokens, &fl, &by);
             row[F_FLOPS] += fl * (double)k->calls / steps;  // per step, like the times below
             row[F_BYTES] += by * (double)k->calls / steps;
-            if (!strcmp(n->op->name, "matmul")) row[F_MATMUL] = 1;
+            if (!strncmp(n->op->name, "matmul", 6)) row[F_MATMUL] = 1;
         }
     }
     double *z = out + ROW_ZERO * N_FIELDS;
@@ -211,7 +215,7 @@ static void print_row(FILE *csv, const BenchOpts *o, const char *label, const ch
         snprintf(gb, sizeof gb, "%.1f", gbs);
         snprintf(bw, sizeof bw, "%.0f%%", 100.0 * gbs / o->mem_gbs);
     }
-    printf("  %-15s %-4s %6.1f%% %9.3f %9.3f %7.3f %8s %6s %7s %6s\n", name, dir, 100.0 * v[F_CPU] / step_cpu,
+    printf("  %-18s %-4s %6.1f%% %9.3f %9.3f %7.3f %8s %6s %7s %6s\n", name, dir, 100.0 * v[F_CPU] / step_cpu,
            v[F_CPU] * 1e3, v[F_WALL] * 1e3, v[F_WAIT] * 1e3, gf, bz, gb, bw);
     fprintf(csv, "%s,%s,%d,%s,%s,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%.4g,%s\n", label, kind, o->threads,
             name, dir, v[F_CPU] * 1e3, 100.0 * v[F_CPU] / step_cpu, v[F_WALL] * 1e3, v[F_WAIT] * 1e3, v[F_FLOPS],
@@ -234,7 +238,7 @@ static void profile_job(const BenchOpts *o, const BenchSizeJob *j, FILE *csv, do
     }
     const double *v = r.out;
     double step = v[OUT_STEP_WALL];
-    printf("  %-15s %-4s %7s %9s %9s %7s %8s %6s %7s %6s\n", "op", "dir", "% step", "cpu ms", "wall ms",
+    printf("  %-18s %-4s %7s %9s %9s %7s %8s %6s %7s %6s\n", "op", "dir", "% step", "cpu ms", "wall ms",
            "wait", "GFLOP/s", "% busy", "GB/s", "% bw");
     double sum[N_FIELDS] = {0}, mm = 0;
     for (int row = 0; row < N_ROWS; row++) {
@@ -270,7 +274,9 @@ int bench_part_profile(const BenchOpts *o) {
            "  By CPU time (all threads; robust to other processes): %% step, cpu ms, GFLOP/s and GB/s per\n"
            "  CPU-second. %% busy: GFLOP/s over one thread's FMA peak (%.1f GFLOP/s). wall ms: the op's wall\n"
            "  time; wait: of that, the caller waiting for pool workers. GB/s: bytes an element-wise op must\n"
-           "  move; %% bw: over the 1-thread DRAM read bandwidth (%.1f GB/s; data in cache can beat it).\n",
+           "  move; %% bw: over the 1-thread DRAM read bandwidth (%.1f GB/s; data in cache can beat it).\n"
+           "  a+b: a product with op b in its epilogue (GFLOP/s counts the product); mlp.proj+residual's\n"
+           "  backward runs GELU's too, so mlp.fc+gelu's backward is the fc products alone.\n",
            o->threads, o->peak_1, o->mem_gbs);
     if (o->precisions & 1 << PRECISION_BF16)
         printf("  bf16: [train] precision = bf16, only the matmul rows change; their %% busy stays against the\n"
