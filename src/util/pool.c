@@ -35,12 +35,15 @@ static _Thread_local int in_task;
 
 static int profiling;
 static double wait_total;  // seconds; written only by the thread calling parallel_for
+static unsigned long dispatch_total;  // likewise
 
 void pool_profile(int on) {
     profiling = on;
     wait_total = 0;
+    dispatch_total = 0;
 }
 double pool_wait_seconds(void) { return wait_total; }
+unsigned long pool_dispatches(void) { return dispatch_total; }
 
 static double now(void) {
     struct timespec ts;
@@ -148,5 +151,8 @@ void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx) {
     pthread_mutex_lock(&P.mu);
     while (P.pending > 0) pthread_cond_wait(&P.done, &P.mu);
     pthread_mutex_unlock(&P.mu);
-    if (profiling) wait_total += now() - t0;
+    if (profiling) {
+        wait_total += now() - t0;
+        dispatch_total++;
+    }
 }

@@ -24,5 +24,8 @@ void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx);
 // Profiling (bench --part profile): while on, parallel_for adds to a running
 // total the wall time its caller spends waiting for the workers after its own
 // share (imbalance plus wake-up latency). Off by default: one untaken branch.
+// pool_dispatches counts, while on, the calls that woke the workers (not those
+// run on the caller alone).
 void pool_profile(int on);
 double pool_wait_seconds(void);
+unsigned long pool_dispatches(void);
