@@ -27,7 +27,7 @@ static struct {
     // the current job
     pool_fn fn;
     void *ctx;
-    size_t n_items, chunk;
+    size_t n_items, tasks;
 } P = {.n = 1, .mu = PTHREAD_MUTEX_INITIALIZER,
        .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
@@ -51,10 +51,11 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+// Task t of `tasks` takes items [t n / tasks, (t + 1) n / tasks): lengths
+// differ by at most one, so none is shorter than n / tasks >= grain.
 static void run_slice(int t) {
-    size_t lo = (size_t)t * P.chunk;
-    if (lo >= P.n_items) return;
-    size_t hi = lo + P.chunk < P.n_items ? lo + P.chunk : P.n_items;
+    if ((size_t)t >= P.tasks) return;
+    size_t lo = (size_t)t * P.n_items / P.tasks, hi = ((size_t)t + 1) * P.n_items / P.tasks;
     in_task = 1;
     P.fn(P.ctx, lo, hi);
     in_task = 0;
@@ -129,7 +130,7 @@ int pool_threads(void) { return P.n; }
 void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx) {
     if (n == 0) return;
     if (grain == 0) grain = 1;
-    size_t max_tasks = (n + grain - 1) / grain;
+    size_t max_tasks = n / grain;  // each task at least `grain` items
     if (P.n <= 1 || in_task || max_tasks <= 1) {
         fn(ctx, 0, n);
         return;
@@ -139,7 +140,7 @@ void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx) {
     P.fn = fn;
     P.ctx = ctx;
     P.n_items = n;
-    P.chunk = (n + (size_t)tasks - 1) / (size_t)tasks;
+    P.tasks = (size_t)tasks;
     P.pending = P.n - 1;
     P.gen++;
     pthread_mutex_unlock(&P.mu);
