@@ -51,7 +51,10 @@ enum { N_ROLES = sizeof ROLES / sizeof ROLES[0] };
 enum { ROW_ZERO = 2 * N_ROLES, ROW_NORM, ROW_ADAM, N_ROWS };
 // per step; F_MATMUL: 1 if the row's nodes include a matmul (a flag, not summed)
 enum { F_WALL, F_CPU, F_WAIT, F_FLOPS, F_BYTES, F_MATMUL, N_FIELDS };
-enum { OUT_STEP_WALL = N_ROWS * N_FIELDS, OUT_STEP_CPU, OUT_STEPS, OUT_TOTAL };
+// pool dispatches per step (parallel_for calls that woke the workers): the
+// tape's forward + backward, the gradient norm, AdamW
+enum { OUT_STEP_WALL = N_ROWS * N_FIELDS, OUT_STEP_CPU, OUT_STEPS, OUT_DISP_TAPE, OUT_DISP_NORM, OUT_DISP_ADAM,
+       OUT_TOTAL };
 _Static_assert(OUT_TOTAL <= BENCH_CHILD_OUT, "profile rows do not fit the child's result");
 
 static int role_of(const char *name) {
@@ -129,15 +132,22 @@ static int profile_child(void *ctx, double *out) {
     double total = 0;
     while (steps < j->o->max_reps && (steps < j->o->min_reps || total < j->o->min_seconds)) {
         Clock2 s0 = clock2();
+        unsigned long d0 = pool_dispatches();
         graph_forward_backward(g, m);
+        unsigned long d1 = pool_dispatches();
         Clock2 a = clock2();
         double w0 = pool_wait_seconds();
         norm = grad_norm(m);
         row_add(out, ROW_NORM, a, w0);
+        unsigned long d2 = pool_dispatches();
         a = clock2();
         w0 = pool_wait_seconds();
         adamw_step(&x.opt, m, x.c.lr, ++x.t, norm);
         row_add(out, ROW_ADAM, a, w0);
+        unsigned long d3 = pool_dispatches();
+        out[OUT_DISP_TAPE] += (double)(d1 - d0);
+        out[OUT_DISP_NORM] += (double)(d2 - d1);
+        out[OUT_DISP_ADAM] += (double)(d3 - d2);
         Clock2 s1 = clock2();
         out[OUT_STEP_WALL] += s1.wall - s0.wall;
         out[OUT_STEP_CPU] += s1.cpu - s0.cpu;
@@ -178,6 +188,7 @@ static int profile_child(void *ctx, double *out) {
         for (int fi = F_WALL; fi <= F_WAIT; fi++) out[r * N_FIELDS + fi] /= steps;
     out[OUT_STEP_WALL] /= steps;
     out[OUT_STEP_CPU] /= steps;
+    for (int i = OUT_DISP_TAPE; i <= OUT_DISP_ADAM; i++) out[i] /= steps;
     out[OUT_STEPS] = steps;
     tape_profile_stop(tp);
     bench_trainer_free(&x);
@@ -259,6 +270,9 @@ static void profile_job(const BenchOpts *o, const BenchSizeJob *j, FILE *csv, do
     printf("  pool waits: %.3f ms of %.3f ms (%.1f%%); CPU %.3f ms/step, of it matmuls %.3f ms; %d steps profiled\n",
            sum[F_WAIT] * 1e3, step * 1e3, 100.0 * sum[F_WAIT] / step, v[OUT_STEP_CPU] * 1e3, mm * 1e3,
            (int)v[OUT_STEPS]);
+    printf("  pool dispatches per step: %.0f (forward + backward %.0f, grad norm %.0f, AdamW %.0f)\n",
+           v[OUT_DISP_TAPE] + v[OUT_DISP_NORM] + v[OUT_DISP_ADAM], v[OUT_DISP_TAPE], v[OUT_DISP_NORM],
+           v[OUT_DISP_ADAM]);
     fflush(stdout);
     *step_cpu = v[OUT_STEP_CPU];
     *matmul_cpu = mm;

@@ -12,7 +12,6 @@
 #include "kernels/vexp.h"
 #include "util/pool.h"
 
-#define GELU_GRAIN 8192  // elements per task: the exp makes each one ~20 flops
 
 // ---- forward ----
 
@@ -31,7 +30,7 @@ static void gelu_fwd_range(void *vctx, size_t lo, size_t hi) {
 // out, inp (n)
 void gelu_forward(float *out, const float *inp, size_t n) {
     GeluFwd k = {out, inp};
-    parallel_for(n, GELU_GRAIN, gelu_fwd_range, &k);
+    parallel_for(n, pool_grain_bytes(8), gelu_fwd_range, &k);  // x read, out written
 }
 
 // ---- backward ----
@@ -52,5 +51,5 @@ static void gelu_bwd_range(void *vctx, size_t lo, size_t hi) {
 void gelu_backward(float *dinp, const float *inp, const float *dout, size_t n) {
     // forward: out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
     GeluBwd k = {dinp, inp, dout};
-    parallel_for(n, GELU_GRAIN, gelu_bwd_range, &k);
+    parallel_for(n, pool_grain_bytes(16), gelu_bwd_range, &k);  // x, dout read; dinp read, written
 }
