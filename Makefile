@@ -60,7 +60,7 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test test-html data ablation recall recall-long bench bench-compare clean
+.PHONY: all test test-html test-docs data ablation recall recall-long bench bench-compare clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -174,6 +174,10 @@ recall-long: $(BIN)
 # parse error, not a blank page (tests/html/render_check.sh; CI runs it)
 test-html: $(BIN)
 	sh tests/html/render_check.sh ./$(BIN)
+
+# every relative link and #anchor in README.md and docs/ resolves (python3)
+test-docs:
+	python3 tests/docs/check_links.py .
 
 clean:
 	rm -rf build build-san build-avx2 build-portable lmtrain

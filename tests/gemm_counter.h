@@ -1,5 +1,5 @@
 // gemm_counter.h — a test program that includes this defines gemm, gemm_serial,
-// gemm_ref and gemm_bf16 itself: a plain triple loop that also adds 2*M*N*K to
+// gemm_ref, gemm_bf16 and the two with an epilogue (run on all of C at the end) itself: a plain triple loop that also adds 2*M*N*K to
 // g_gemm_flops. The linker then does not pull kernels/gemm.o from the library,
 // so every matrix product the program runs goes through the counter
 // (single-threaded use: the pool is never started, or runs one thread).
@@ -39,4 +39,14 @@ void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
 void gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
                size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
     counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+void gemm_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
+              const float *B, size_t ldb, float beta, float *C, size_t ldc, const GemmEpilogue *epi) {
+    counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (epi && M && N) epi->fn(epi, C, ldc, 0, 0, M, N);
+}
+void gemm_bf16_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+                   size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc,
+                   const GemmEpilogue *epi) {
+    gemm_epi(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, epi);
 }

@@ -96,6 +96,14 @@ static void gather_rows(void *ctx, size_t lo, size_t hi) {
     }
 }
 
+// Rows per task of the copies above: a scatter or gather moves `floats` per
+// row each way (read and written; the backward's += reads its target too,
+// counted alike: a grain, not an exact count).
+static size_t copy_grain(size_t floats) { return pool_grain_bytes(8 * floats); }
+static size_t aux_width(const AttnOp *a) { return (size_t)a->cfg.heads * attn_aux(a->kind, &a->cfg); }
+static size_t y_width(const AttnOp *a) { return (size_t)a->cfg.heads * a->cfg.dh; }
+static size_t qkv_width(const AttnOp *a) { return 3 * y_width(a) + aux_width(a); }
+
 static size_t slab_floats(const AttnOp *a) { return a->B * a->T * (size_t)a->cfg.heads * a->cfg.dh; }
 static size_t aux_floats(const AttnOp *a) {
     return a->B * a->T * (size_t)a->cfg.heads * attn_aux(a->kind, &a->cfg);
@@ -118,7 +126,7 @@ static void fwd_in_place(Node *n, const float *theta) {
     size_t C = (size_t)a->cfg.heads * a->cfg.dh;
     if (n->saved_n[S_AUX]) {
         Scatter s = {.a = a, .qkv = n->in[0]->data, .aux = n->saved[S_AUX], .to_heads = 1, .aux_only = 1};
-        parallel_for(a->B * a->T, 16, scatter_rows, &s);
+        parallel_for(a->B * a->T, copy_grain(aux_width(a)), scatter_rows, &s);
     }
     AttnIO io = io_in_place(a);
     const float *qkv = n->in[0]->data;
@@ -144,7 +152,7 @@ static void bwd_in_place(Node *n, float *dtheta, const float *theta) {
                          n->out->data);
     if (daux) {
         Scatter s = {.a = a, .qkv = dqkv, .aux = daux, .to_heads = 0, .aux_only = 1};
-        parallel_for(a->B * a->T, 16, scatter_rows, &s);
+        parallel_for(a->B * a->T, copy_grain(aux_width(a)), scatter_rows, &s);
     }
 }
 
@@ -156,10 +164,10 @@ static void attn_fwd(Node *n) {
         return;
     }
     Scatter s = {a, n->in[0]->data, n->saved[S_Q], n->saved[S_K], n->saved[S_V], n->saved[S_AUX], 1, 0};
-    parallel_for(a->B * a->T, 16, scatter_rows, &s);
+    parallel_for(a->B * a->T, copy_grain(qkv_width(a)), scatter_rows, &s);
     a->kind->forward(&a->cfg, a->B, a->T, n->saved[S_Y], n->saved[S_WORK], s.q, s.k, s.v, s.aux, theta);
     Gather g = {a, n->out->data, n->saved[S_Y], 0};
-    parallel_for(a->B * a->T, 16, gather_rows, &g);
+    parallel_for(a->B * a->T, copy_grain(y_width(a)), gather_rows, &g);
 }
 
 static void attn_bwd(Node *n) {
@@ -176,13 +184,13 @@ static void attn_bwd(Node *n) {
     memset(dq, 0, 3 * S * sizeof(float));
     memset(daux, 0, aux_floats(a) * sizeof(float));
     Gather g = {a, n->out->grad, dy, 1};
-    parallel_for(a->B * a->T, 16, gather_rows, &g);
+    parallel_for(a->B * a->T, copy_grain(y_width(a)), gather_rows, &g);
     a->kind->backward(&a->cfg, a->B, a->T, dq, dk, dv, daux, dtheta, dy, n->saved[S_WORK],
                       n->saved[S_Q], n->saved[S_K], n->saved[S_V], n->saved[S_AUX],
                       theta ? theta->data : NULL, n->saved[S_Y]);
     if (!n->in[0]->grad) return;
     Scatter s = {a, n->in[0]->grad, dq, dk, dv, daux, 0, 0};
-    parallel_for(a->B * a->T, 16, scatter_rows, &s);
+    parallel_for(a->B * a->T, copy_grain(qkv_width(a)), scatter_rows, &s);
 }
 
 static const OpDef ATTENTION = {"attention", attn_fwd, attn_bwd};

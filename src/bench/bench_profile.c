@@ -39,15 +39,22 @@
 
 // ---- rows ----------------------------------------------------------------------
 
-static const char *const ROLES[] = {"embed",  "ln_1",     "attn.qkv", "attn",          "attn.ln_head", "attn.proj",
-                                    "attn.residual", "ln_2", "mlp.fc", "mlp.gelu",    "mlp.proj",     "mlp.residual",
-                                    "ln_f",   "logits",   "loss",     "other"};
+// "a+b": a product with an element-wise op in its epilogue (ops.h: fused ops);
+// mlp.proj+residual's backward also runs GELU's (in its dX product's epilogue),
+// so mlp.fc+gelu's backward is the fc products alone.
+static const char *const ROLES[] = {"embed",       "ln_1",         "attn.qkv",          "attn",
+                                    "attn.ln_head", "attn.proj+residual", "ln_2",          "mlp.fc+gelu",
+                                    "mlp.proj+residual", "ln_f",    "logits",            "loss",
+                                    "other"};
 enum { N_ROLES = sizeof ROLES / sizeof ROLES[0] };
 // rows: forward roles, backward roles, then the step's parts outside the tape
 enum { ROW_ZERO = 2 * N_ROLES, ROW_NORM, ROW_ADAM, N_ROWS };
 // per step; F_MATMUL: 1 if the row's nodes include a matmul (a flag, not summed)
 enum { F_WALL, F_CPU, F_WAIT, F_FLOPS, F_BYTES, F_MATMUL, N_FIELDS };
-enum { OUT_STEP_WALL = N_ROWS * N_FIELDS, OUT_STEP_CPU, OUT_STEPS, OUT_TOTAL };
+// pool dispatches per step (parallel_for calls that woke the workers): the
+// tape's forward + backward, the gradient norm, AdamW
+enum { OUT_STEP_WALL = N_ROWS * N_FIELDS, OUT_STEP_CPU, OUT_STEPS, OUT_DISP_TAPE, OUT_DISP_NORM, OUT_DISP_ADAM,
+       OUT_TOTAL };
 _Static_assert(OUT_TOTAL <= BENCH_CHILD_OUT, "profile rows do not fit the child's result");
 
 static int role_of(const char *name) {
@@ -68,7 +75,7 @@ static void node_work(const Node *n, int dir, const BenchFlops *f, const Model *
     const char *op = n->op->name;
     double e = 4.0 * (double)n->out->n;  // bytes of the output tensor
     *flops = *bytes = 0;
-    if (!strcmp(op, "matmul")) {
+    if (!strncmp(op, "matmul", 6)) {  // a product, alone or with an op in its epilogue
         double mnk = 2.0 * (double)n->in[0]->rows * (double)n->in[0]->cols * (double)n->in[1]->rows;
         *flops = dir == 0 ? mnk : mnk * ((n->in[0]->grad != NULL) + (n->in[1]->grad != NULL));
     } else if (!strcmp(op, "attention")) {
@@ -125,15 +132,22 @@ static int profile_child(void *ctx, double *out) {
     double total = 0;
     while (steps < j->o->max_reps && (steps < j->o->min_reps || total < j->o->min_seconds)) {
         Clock2 s0 = clock2();
+        unsigned long d0 = pool_dispatches();
         graph_forward_backward(g, m);
+        unsigned long d1 = pool_dispatches();
         Clock2 a = clock2();
         double w0 = pool_wait_seconds();
         norm = grad_norm(m);
         row_add(out, ROW_NORM, a, w0);
+        unsigned long d2 = pool_dispatches();
         a = clock2();
         w0 = pool_wait_seconds();
         adamw_step(&x.opt, m, x.c.lr, ++x.t, norm);
         row_add(out, ROW_ADAM, a, w0);
+        unsigned long d3 = pool_dispatches();
+        out[OUT_DISP_TAPE] += (double)(d1 - d0);
+        out[OUT_DISP_NORM] += (double)(d2 - d1);
+        out[OUT_DISP_ADAM] += (double)(d3 - d2);
         Clock2 s1 = clock2();
         out[OUT_STEP_WALL] += s1.wall - s0.wall;
         out[OUT_STEP_CPU] += s1.cpu - s0.cpu;
@@ -155,7 +169,7 @@ static int profile_child(void *ctx, double *out) {
             node_work(n, dir, &f, m, tokens, &fl, &by);
             row[F_FLOPS] += fl * (double)k->calls / steps;  // per step, like the times below
             row[F_BYTES] += by * (double)k->calls / steps;
-            if (!strcmp(n->op->name, "matmul")) row[F_MATMUL] = 1;
+            if (!strncmp(n->op->name, "matmul", 6)) row[F_MATMUL] = 1;
         }
     }
     double *z = out + ROW_ZERO * N_FIELDS;
@@ -174,6 +188,7 @@ static int profile_child(void *ctx, double *out) {
         for (int fi = F_WALL; fi <= F_WAIT; fi++) out[r * N_FIELDS + fi] /= steps;
     out[OUT_STEP_WALL] /= steps;
     out[OUT_STEP_CPU] /= steps;
+    for (int i = OUT_DISP_TAPE; i <= OUT_DISP_ADAM; i++) out[i] /= steps;
     out[OUT_STEPS] = steps;
     tape_profile_stop(tp);
     bench_trainer_free(&x);
@@ -211,7 +226,7 @@ static void print_row(FILE *csv, const BenchOpts *o, const char *label, const ch
         snprintf(gb, sizeof gb, "%.1f", gbs);
         snprintf(bw, sizeof bw, "%.0f%%", 100.0 * gbs / o->mem_gbs);
     }
-    printf("  %-15s %-4s %6.1f%% %9.3f %9.3f %7.3f %8s %6s %7s %6s\n", name, dir, 100.0 * v[F_CPU] / step_cpu,
+    printf("  %-18s %-4s %6.1f%% %9.3f %9.3f %7.3f %8s %6s %7s %6s\n", name, dir, 100.0 * v[F_CPU] / step_cpu,
            v[F_CPU] * 1e3, v[F_WALL] * 1e3, v[F_WAIT] * 1e3, gf, bz, gb, bw);
     fprintf(csv, "%s,%s,%d,%s,%s,%.6g,%.4f,%.6g,%.6g,%.6g,%.6g,%.4g,%.4g,%.4g,%.4g,%s\n", label, kind, o->threads,
             name, dir, v[F_CPU] * 1e3, 100.0 * v[F_CPU] / step_cpu, v[F_WALL] * 1e3, v[F_WAIT] * 1e3, v[F_FLOPS],
@@ -234,7 +249,7 @@ static void profile_job(const BenchOpts *o, const BenchSizeJob *j, FILE *csv, do
     }
     const double *v = r.out;
     double step = v[OUT_STEP_WALL];
-    printf("  %-15s %-4s %7s %9s %9s %7s %8s %6s %7s %6s\n", "op", "dir", "% step", "cpu ms", "wall ms",
+    printf("  %-18s %-4s %7s %9s %9s %7s %8s %6s %7s %6s\n", "op", "dir", "% step", "cpu ms", "wall ms",
            "wait", "GFLOP/s", "% busy", "GB/s", "% bw");
     double sum[N_FIELDS] = {0}, mm = 0;
     for (int row = 0; row < N_ROWS; row++) {
@@ -255,6 +270,9 @@ static void profile_job(const BenchOpts *o, const BenchSizeJob *j, FILE *csv, do
     printf("  pool waits: %.3f ms of %.3f ms (%.1f%%); CPU %.3f ms/step, of it matmuls %.3f ms; %d steps profiled\n",
            sum[F_WAIT] * 1e3, step * 1e3, 100.0 * sum[F_WAIT] / step, v[OUT_STEP_CPU] * 1e3, mm * 1e3,
            (int)v[OUT_STEPS]);
+    printf("  pool dispatches per step: %.0f (forward + backward %.0f, grad norm %.0f, AdamW %.0f)\n",
+           v[OUT_DISP_TAPE] + v[OUT_DISP_NORM] + v[OUT_DISP_ADAM], v[OUT_DISP_TAPE], v[OUT_DISP_NORM],
+           v[OUT_DISP_ADAM]);
     fflush(stdout);
     *step_cpu = v[OUT_STEP_CPU];
     *matmul_cpu = mm;
@@ -270,7 +288,9 @@ int bench_part_profile(const BenchOpts *o) {
            "  By CPU time (all threads; robust to other processes): %% step, cpu ms, GFLOP/s and GB/s per\n"
            "  CPU-second. %% busy: GFLOP/s over one thread's FMA peak (%.1f GFLOP/s). wall ms: the op's wall\n"
            "  time; wait: of that, the caller waiting for pool workers. GB/s: bytes an element-wise op must\n"
-           "  move; %% bw: over the 1-thread DRAM read bandwidth (%.1f GB/s; data in cache can beat it).\n",
+           "  move; %% bw: over the 1-thread DRAM read bandwidth (%.1f GB/s; data in cache can beat it).\n"
+           "  a+b: a product with op b in its epilogue (GFLOP/s counts the product); mlp.proj+residual's\n"
+           "  backward runs GELU's too, so mlp.fc+gelu's backward is the fc products alone.\n",
            o->threads, o->peak_1, o->mem_gbs);
     if (o->precisions & 1 << PRECISION_BF16)
         printf("  bf16: [train] precision = bf16, only the matmul rows change; their %% busy stays against the\n"

@@ -161,7 +161,7 @@ int bench_part_train(const BenchOpts *o) {
 
     printf("== Training throughput: full steps (forward + backward + AdamW), %d threads ==\n", o->threads);
     printf("  FLOPs per token: 6 x matmul weights (tied head included) + attention as its kernels\n"
-           "  execute it (src/tools/bench_flops.c). Step time: median of n timed steps after one warm-up.\n"
+           "  execute it (src/bench/bench_flops.c). Step time: median of n timed steps after one warm-up.\n"
            "  %% peak: GFLOP/s (wall clock) / the %d-thread FMA peak by CPU time, %.1f GFLOP/s.\n"
            "  cpu%%: CPU time / (wall x threads); well under 100%% means other processes had the cores.\n"
            "  %% busy: FLOPs per CPU-second / one thread's share of the peak: how much of the FMA rate the\n"

@@ -88,7 +88,7 @@ double crossentropy_forward(float *probs, float *losses, const float *logits, co
     if (k.rows_per_block < CE_MIN_BLOCK_ROWS) k.rows_per_block = CE_MIN_BLOCK_ROWS;
     size_t nblocks = (N + k.rows_per_block - 1) / k.rows_per_block;
     size_t per_block = k.rows_per_block * V;
-    parallel_for(nblocks, (8192 + per_block - 1) / per_block, ce_fwd_blocks, &k);
+    parallel_for(nblocks, pool_grain_bytes(8 * per_block), ce_fwd_blocks, &k);  // logits read, probs written
     double total = 0;
     for (size_t blk = 0; blk < nblocks; blk++) total += k.block_loss[blk];
     return scored ? total / (double)scored : 0.0;
@@ -127,5 +127,5 @@ void crossentropy_backward(float *dlogits, const float *probs, const int *target
     // forward: loss = (1 / n_scored) sum over scored r of -log softmax(logits[r])[targets[r]]
     if (!dlogits || n_scored == 0 || N == 0 || V == 0) return;
     CeBwd k = {dlogits, probs, targets, V, (float)((double)dloss / (double)n_scored)};
-    parallel_for(N, (8192 + V - 1) / V, ce_bwd_rows, &k);
+    parallel_for(N, pool_grain_bytes(12 * V), ce_bwd_rows, &k);  // probs read, dlogits read, written
 }

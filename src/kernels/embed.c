@@ -38,8 +38,7 @@ void embed_forward(float *out, const int *tokens, const float *wte, const float 
                    size_t T, size_t C) {
     if (B == 0 || T == 0 || C == 0) return;
     EmbedFwd k = {out, tokens, wte, wpe, T, C};
-    size_t grain = (16384 + C - 1) / C;  // rows per task: each task copies >= ~16k floats
-    parallel_for(B * T, grain, embed_fwd_rows, &k);
+    parallel_for(B * T, pool_grain_bytes(12 * C), embed_fwd_rows, &k);  // rows of wte, wpe read, out written
 }
 
 // ---- backward ----
@@ -80,6 +79,6 @@ void embed_backward(float *dwte, float *dwpe, const float *dout, const int *toke
     // forward: out[b, t, :] = wte[tokens[b, t], :] + wpe[t, :]
     if (B == 0 || T == 0 || C == 0 || (!dwte && !dwpe)) return;
     EmbedBwd k = {dwte, dwpe, dout, tokens, B * T, T, C, V};
-    size_t grain = (16384 + B * T - 1) / (B * T);  // channels per task: >= ~16k adds each
+    size_t grain = pool_grain_bytes(12 * B * T);  // a channel: dout read, dwte and dwpe read, written
     parallel_for(C, grain < 16 ? 16 : grain, embed_bwd_channels, &k);
 }

@@ -12,7 +12,6 @@
 #include "kernels/vexp.h"
 #include "util/pool.h"
 
-#define GELU_GRAIN 8192  // elements per task: the exp makes each one ~20 flops
 
 // ---- forward ----
 
@@ -31,7 +30,7 @@ static void gelu_fwd_range(void *vctx, size_t lo, size_t hi) {
 // out, inp (n)
 void gelu_forward(float *out, const float *inp, size_t n) {
     GeluFwd k = {out, inp};
-    parallel_for(n, GELU_GRAIN, gelu_fwd_range, &k);
+    parallel_for(n, pool_grain_bytes(8), gelu_fwd_range, &k);  // x read, out written
 }
 
 // ---- backward ----
@@ -45,25 +44,12 @@ static void gelu_bwd_range(void *vctx, size_t lo, size_t hi) {
     const GeluBwd *k = vctx;
     float *restrict dinp = k->dinp;
     const float *restrict inp = k->inp, *restrict dout = k->dout;
-    for (size_t i = lo; i < hi; i++) {
-        // out = x * sig, sig = 1 / (1 + e), e = exp(-2z), z = K (x + A x^3)
-        // d out / dx = sig + x * sig (1 - sig) * 2 dz/dx,  1 - sig = e * sig (no cancellation)
-        float x = inp[i];
-        // beyond |x| = 10 the derivative is 1 (x > 0) or 0 to float precision;
-        // clamping keeps x^2 in dz finite there (inf * 0 would give NaN)
-        x = x < -10.0f ? -10.0f : x;
-        x = x > 10.0f ? 10.0f : x;
-        float z = GELU_K * (x + GELU_A * x * x * x);
-        float e = vexpf(-2.0f * z);
-        float sig = 1.0f / (1.0f + e);
-        float dz = GELU_K * (1.0f + 3.0f * GELU_A * x * x);
-        dinp[i] += dout[i] * (sig + 2.0f * x * sig * (e * sig) * dz);
-    }
+    for (size_t i = lo; i < hi; i++) dinp[i] += dout[i] * gelu_grad(inp[i]);  // gelu.h
 }
 
 // dinp (n) += dout * gelu'(inp); inp, dout (n)
 void gelu_backward(float *dinp, const float *inp, const float *dout, size_t n) {
     // forward: out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
     GeluBwd k = {dinp, inp, dout};
-    parallel_for(n, GELU_GRAIN, gelu_bwd_range, &k);
+    parallel_for(n, pool_grain_bytes(16), gelu_bwd_range, &k);  // x, dout read; dinp read, written
 }

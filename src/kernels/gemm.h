@@ -30,6 +30,27 @@ void gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha
                const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
                size_t ldc);
 
+// An element-wise step fused onto a product (kernels/fused.c): fn runs on each
+// finished piece of C — rows [i0, i0 + m), columns [j0, j0 + n), at c = C +
+// i0*ldc + j0 — right after the piece's last K block is stored, while it is
+// still in cache, exactly once per element. Each element then holds gemm()'s
+// value bit for bit (the epilogue comes after the chain, never inside it), so
+// a fused op computes what the product followed by the separate pass computes.
+// fn may rewrite c in place and read or write other arrays at the same (i, j);
+// it runs on whichever pool thread owns the piece.
+typedef struct GemmEpilogue GemmEpilogue;
+struct GemmEpilogue {
+    void (*fn)(const GemmEpilogue *e, float *c, size_t ldc, size_t i0, size_t j0, size_t m, size_t n);
+    const void *ctx;
+};
+
+// gemm() and gemm_bf16() with an epilogue (NULL: none, the plain product).
+void gemm_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
+              const float *B, size_t ldb, float beta, float *C, size_t ldc, const GemmEpilogue *epi);
+void gemm_bf16_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+                   size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc,
+                   const GemmEpilogue *epi);
+
 // The slow, obviously-right reference (double accumulation, no threads) the
 // fast path is tested against.
 void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha,

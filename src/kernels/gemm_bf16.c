@@ -171,6 +171,7 @@ void gemm_block_bf16(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_t 
                         }
                         micro(kp, a, astep, bpk + jr * kp, g->C + (ic + ir) * g->ldc + jc + jr, g->ldc, mr, nr,
                               g->alpha, beta);
+                        if (pc + kc == g->K) gemm_epilogue(g, ic + ir, jc + jr, mr, nr);
                     }
                 }
             }

@@ -22,7 +22,13 @@ typedef struct {
     float *C;
     size_t lda, ldb, ldc;
     int bf16;  // gemm_bf16: op(A), op(B) rounded to bf16, products through vdpbf16ps
+    const GemmEpilogue *epi;  // NULL, or run on each tile after its last K block (gemm.h)
 } GemmArgs;
+
+// Runs g's epilogue (if any) on C[i0 .. i0+m)[j0 .. j0+n).
+static inline void gemm_epilogue(const GemmArgs *g, size_t i0, size_t j0, size_t m, size_t n) {
+    if (g->epi && m && n) g->epi->fn(g->epi, g->C + i0 * g->ldc + j0, g->ldc, i0, j0, m, n);
+}
 
 #if defined(__AVX512F__)
 // 8 x 32: 16 zmm accumulators, per k 2 loads + 8 broadcasts for 16 FMAs.

@@ -98,8 +98,7 @@ void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, c
                        const float *b, size_t N, size_t C) {
     if (N == 0 || C == 0) return;
     LnFwd k = {out, mean, rstd, inp, w, b, C};
-    size_t grain = (16384 + C - 1) / C;  // rows per task: >= ~16k elements each
-    parallel_for(N, grain, ln_fwd_rows, &k);
+    parallel_for(N, pool_grain_bytes(8 * C), ln_fwd_rows, &k);  // a row: x read, out written
 }
 
 // ---- one row (generation) ----
@@ -225,9 +224,10 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
     // forward: out[r, c] = (inp[r, c] - mean[r]) * rstd[r] * w[c] + b[c]
     if (N == 0 || C == 0) return;
     LnBwd k = {dinp, dw, db, dout, inp, w, mean, rstd, N, C};
-    if (dinp) parallel_for(N, (16384 + C - 1) / C, ln_bwd_rows, &k);
+    // a row: dout, x read, dinp read and written
+    if (dinp) parallel_for(N, pool_grain_bytes(16 * C), ln_bwd_rows, &k);
     if (dw || db) {
-        size_t grain = (16384 + N - 1) / N;  // channels per task: >= ~16k elements each
+        size_t grain = pool_grain_bytes(8 * N);  // a channel: its column of dout and of x
         parallel_for(C, grain < 16 ? 16 : grain, ln_bwd_channels, &k);
     }
 }

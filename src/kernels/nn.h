@@ -75,3 +75,13 @@ double global_norm(const float *g, size_t n);
 //   p -= lr / (1 - b1^step) * m / (sqrt(v) / sqrt(1 - b2^step) + eps)
 void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
                   float beta2, float eps, float wd, float grad_scale, long step);
+// The same step on several runs of one parameter block in one pool dispatch
+// (not one per tensor): span s covers [offset, offset + n) of p, g, m, v, with
+// the decay `wd` where `decay` is set and none elsewhere. Element-wise, so
+// every element gets the bits adamw_update gives it.
+typedef struct {
+    size_t offset, n;
+    int decay;
+} AdamSpan;
+void adamw_update_spans(float *p, const float *g, float *m, float *v, const AdamSpan *spans, size_t n_spans,
+                        float lr, float beta1, float beta2, float eps, float wd, float grad_scale, long step);

@@ -72,6 +72,15 @@ typedef struct {
     float b1, one_m_b1, b2, one_m_b2, eps, shrink, step_size, bc2_sqrt, grad_scale;
 } AdamCtx;
 
+// The spans of one update: items [0, total) of the dispatch are the spans'
+// elements one after the other; shrink[decay] is each span's decay factor.
+typedef struct {
+    AdamCtx k;
+    const AdamSpan *spans;
+    size_t n_spans;
+    float shrink[2];
+} AdamJob;
+
 // One element, the reference for the SIMD paths below, which perform the same
 // IEEE operations in the same order, so every lane gives the bits this gives
 // (gcc in ISO C mode, -std=c11, fuses no a * b + c into an FMA on its own).
@@ -114,8 +123,7 @@ static inline void adamw_one(const AdamCtx *k, float *p, float *m, float *v, flo
 #define vsqrt _mm256_sqrt_ps
 #endif
 
-static void adamw_range(void *vctx, size_t lo, size_t hi) {
-    const AdamCtx *k = vctx;
+static void adamw_range(const AdamCtx *k, size_t lo, size_t hi) {
     size_t i = lo;
 #ifdef VW
     vf gs = vset1(k->grad_scale), b1 = vset1(k->b1), omb1 = vset1(k->one_m_b1);
@@ -135,20 +143,49 @@ static void adamw_range(void *vctx, size_t lo, size_t hi) {
     for (; i < hi; i++) adamw_one(k, k->p + i, k->m + i, k->v + i, k->g[i]);
 }
 
+// The elements [lo, hi) of the spans laid end to end, each span with its own
+// decay: element-wise, so where a task's range starts changes no bit.
+static void adamw_spans(void *vctx, size_t lo, size_t hi) {
+    const AdamJob *j = vctx;
+    size_t at = 0;  // the first item of span s
+    for (size_t s = 0; s < j->n_spans && lo < hi; at += j->spans[s++].n) {
+        const AdamSpan *sp = &j->spans[s];
+        if (lo >= at + sp->n) continue;
+        size_t end = hi < at + sp->n ? hi : at + sp->n;
+        AdamCtx k = j->k;
+        k.shrink = j->shrink[sp->decay != 0];
+        k.p += sp->offset, k.m += sp->offset, k.v += sp->offset, k.g += sp->offset;
+        adamw_range(&k, lo - at, end - at);
+        lo = end;
+    }
+}
+
+// p, g, m, v: the blocks the spans index; step >= 1
+void adamw_update_spans(float *p, const float *g, float *m, float *v, const AdamSpan *spans, size_t n_spans,
+                        float lr, float beta1, float beta2, float eps, float wd, float grad_scale, long step) {
+    double bc1 = 1.0 - pow((double)beta1, (double)step);
+    double bc2 = 1.0 - pow((double)beta2, (double)step);
+    AdamJob j = {
+        .k = {
+            .p = p, .m = m, .v = v, .g = g,
+            .b1 = beta1, .one_m_b1 = (float)(1.0 - (double)beta1),
+            .b2 = beta2, .one_m_b2 = (float)(1.0 - (double)beta2),
+            .eps = eps,
+            .step_size = (float)((double)lr / bc1),
+            .bc2_sqrt = (float)sqrt(bc2),
+            .grad_scale = grad_scale,
+        },
+        .spans = spans, .n_spans = n_spans,
+        .shrink = {1.0f, (float)(1.0 - (double)lr * (double)wd)},
+    };
+    size_t total = 0;
+    for (size_t s = 0; s < n_spans; s++) total += spans[s].n;
+    parallel_for(total, ADAMW_GRAIN, adamw_spans, &j);
+}
+
 // p, g, m, v (n); step >= 1
 void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
                   float beta2, float eps, float wd, float grad_scale, long step) {
-    double bc1 = 1.0 - pow((double)beta1, (double)step);
-    double bc2 = 1.0 - pow((double)beta2, (double)step);
-    AdamCtx k = {
-        .p = p, .m = m, .v = v, .g = g,
-        .b1 = beta1, .one_m_b1 = (float)(1.0 - (double)beta1),
-        .b2 = beta2, .one_m_b2 = (float)(1.0 - (double)beta2),
-        .eps = eps,
-        .shrink = (float)(1.0 - (double)lr * (double)wd),
-        .step_size = (float)((double)lr / bc1),
-        .bc2_sqrt = (float)sqrt(bc2),
-        .grad_scale = grad_scale,
-    };
-    parallel_for(n, ADAMW_GRAIN, adamw_range, &k);
+    AdamSpan one = {0, n, 1};
+    adamw_update_spans(p, g, m, v, &one, 1, lr, beta1, beta2, eps, wd, grad_scale, step);
 }

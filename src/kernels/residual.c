@@ -4,7 +4,6 @@
 
 #include "util/pool.h"
 
-#define ADD_GRAIN 16384  // elements per task: memory-bound, keep tasks large
 
 typedef struct {
     float *out;
@@ -22,5 +21,5 @@ static void add_range(void *vctx, size_t lo, size_t hi) {
 // out, a, b (n); out may alias a or b
 void add_forward(float *out, const float *a, const float *b, size_t n) {
     AddFwd k = {out, a, b};
-    parallel_for(n, ADD_GRAIN, add_range, &k);
+    parallel_for(n, pool_grain_bytes(12), add_range, &k);  // a, b read, out written
 }

@@ -12,11 +12,28 @@ void adamw_init(AdamW *o, const Model *model) {
     o->n = model->n_floats;
     o->m = xcalloc(o->n, sizeof(float));
     o->v = xcalloc(o->n, sizeof(float));
+    // One span per learnable tensor, a tensor that continues the previous span
+    // (no padding between, the same decay) merged into it: the step is then
+    // one pool dispatch, not one per tensor. Frozen tensors (no gradient) are
+    // left out, as the step skips them.
+    o->spans = xcalloc(model->n_params ? model->n_params : 1, sizeof *o->spans);
+    o->n_spans = 0;
+    for (size_t i = 0; i < model->n_params; i++) {
+        const Param *p = &model->params[i];
+        if (!p->t.grad) continue;
+        AdamSpan *last = o->n_spans ? &o->spans[o->n_spans - 1] : NULL;
+        int decay = p->weight_decay != 0;
+        if (last && last->offset + last->n == p->offset && last->decay == decay)
+            last->n += p->t.n;
+        else
+            o->spans[o->n_spans++] = (AdamSpan){p->offset, p->t.n, decay};
+    }
 }
 
 void adamw_free(AdamW *o) {
     free(o->m);
     free(o->v);
+    free(o->spans);
     memset(o, 0, sizeof *o);
 }
 
@@ -40,11 +57,6 @@ void adamw_step(AdamW *o, Model *model, double lr, long t, double norm) {
     float scale = 1.0f;
     double coef = c->grad_clip / (norm + 1e-6);
     if (c->grad_clip > 0 && coef < 1.0) scale = (float)coef;
-    for (size_t i = 0; i < model->n_params; i++) {
-        Param *p = &model->params[i];
-        if (!p->t.grad) continue;  // frozen (decay_learnable = false)
-        adamw_update(p->t.data, p->t.grad, o->m + p->offset, o->v + p->offset, p->t.n, (float)lr,
-                     (float)c->beta1, (float)c->beta2, 1e-8f, p->weight_decay ? (float)c->weight_decay : 0.0f,
-                     scale, t);
-    }
+    adamw_update_spans(model->data, model->grad, o->m, o->v, o->spans, o->n_spans, (float)lr, (float)c->beta1,
+                       (float)c->beta2, 1e-8f, (float)c->weight_decay, scale, t);
 }

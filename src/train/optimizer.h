@@ -1,11 +1,14 @@
 // optimizer.h — AdamW, global-norm clipping and the learning-rate schedule.
 #pragma once
 #include "config/config.h"
+#include "kernels/nn.h"
 #include "model/model.h"
 
 typedef struct {
     float *m, *v;   // first and second moments, same layout as the parameter block
     size_t n;
+    AdamSpan *spans;  // the learnable tensors, neighbours with the same decay merged
+    size_t n_spans;
 } AdamW;
 
 void adamw_init(AdamW *o, const Model *model);

@@ -27,7 +27,7 @@ static struct {
     // the current job
     pool_fn fn;
     void *ctx;
-    size_t n_items, chunk;
+    size_t n_items, tasks;
 } P = {.n = 1, .mu = PTHREAD_MUTEX_INITIALIZER,
        .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
 
@@ -35,12 +35,15 @@ static _Thread_local int in_task;
 
 static int profiling;
 static double wait_total;  // seconds; written only by the thread calling parallel_for
+static unsigned long dispatch_total;  // likewise
 
 void pool_profile(int on) {
     profiling = on;
     wait_total = 0;
+    dispatch_total = 0;
 }
 double pool_wait_seconds(void) { return wait_total; }
+unsigned long pool_dispatches(void) { return dispatch_total; }
 
 static double now(void) {
     struct timespec ts;
@@ -48,10 +51,11 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+// Task t of `tasks` takes items [t n / tasks, (t + 1) n / tasks): lengths
+// differ by at most one, so none is shorter than n / tasks >= grain.
 static void run_slice(int t) {
-    size_t lo = (size_t)t * P.chunk;
-    if (lo >= P.n_items) return;
-    size_t hi = lo + P.chunk < P.n_items ? lo + P.chunk : P.n_items;
+    if ((size_t)t >= P.tasks) return;
+    size_t lo = (size_t)t * P.n_items / P.tasks, hi = ((size_t)t + 1) * P.n_items / P.tasks;
     in_task = 1;
     P.fn(P.ctx, lo, hi);
     in_task = 0;
@@ -126,7 +130,7 @@ int pool_threads(void) { return P.n; }
 void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx) {
     if (n == 0) return;
     if (grain == 0) grain = 1;
-    size_t max_tasks = (n + grain - 1) / grain;
+    size_t max_tasks = n / grain;  // each task at least `grain` items
     if (P.n <= 1 || in_task || max_tasks <= 1) {
         fn(ctx, 0, n);
         return;
@@ -136,7 +140,7 @@ void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx) {
     P.fn = fn;
     P.ctx = ctx;
     P.n_items = n;
-    P.chunk = (n + (size_t)tasks - 1) / (size_t)tasks;
+    P.tasks = (size_t)tasks;
     P.pending = P.n - 1;
     P.gen++;
     pthread_mutex_unlock(&P.mu);
@@ -148,5 +152,8 @@ void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx) {
     pthread_mutex_lock(&P.mu);
     while (P.pending > 0) pthread_cond_wait(&P.done, &P.mu);
     pthread_mutex_unlock(&P.mu);
-    if (profiling) wait_total += now() - t0;
+    if (profiling) {
+        wait_total += now() - t0;
+        dispatch_total++;
+    }
 }

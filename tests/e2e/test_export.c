@@ -55,7 +55,7 @@ static int train(const char *name, const char *body, char *dir, size_t cap) {
 }
 
 // ============================================================================
-// A small reader, independent of src/tools: just enough JSON for a header
+// A small reader, independent of src/format: just enough JSON for a header
 // ============================================================================
 
 typedef struct {

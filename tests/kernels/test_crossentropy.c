@@ -172,9 +172,10 @@ static void ce_det_run(void *vctx, unsigned char *bytes) {
     crossentropy_backward(dl, probs, k->tgt, k->N, k->V, n, 1.0f);
 }
 
-// N = 1300, V = 37: forward 82 blocks of 16 rows in ~6 grains, backward ~6 grains
+// N = 13000, V = 37: the forward's 255 blocks of 51 rows and the backward's
+// rows both split in 3 tasks at 3 threads
 static void test_crossentropy_thread_count_invariant(void) {
-    CeDet k = {1300, 37, NULL, NULL};
+    CeDet k = {13000, 37, NULL, NULL};
     Rng rng;
     rng_seed(&rng, 41);
     k.tgt = xmalloc(k.N * sizeof(int));
@@ -182,7 +183,7 @@ static void test_crossentropy_thread_count_invariant(void) {
     k.l = xmalloc(k.N * k.V * sizeof(float));
     fill_uniform(&rng, k.l, k.N * k.V, -4, 4);
     size_t bytes = (2 * k.N * k.V + k.N) * sizeof(float) + sizeof(double);
-    CHECK(same_bits_for_1_2_3_threads(ce_det_run, &k, bytes));
+    CHECK(same_bits_for_1_2_3_threads(ce_det_run, &k, bytes, 2));
     free(k.tgt), free(k.l);
 }
 

@@ -116,9 +116,10 @@ static void emb_det_run(void *vctx, unsigned char *bytes) {
     embed_backward(dwte, dwpe, k->dout, k->tok, k->B, k->T, k->C, k->V);
 }
 
-// B*T = 1200 rows of C = 40: ~410-row forward grains, 16-channel backward grains
+// B*T = 7206 rows of C = 56: the forward (12 bytes a float) splits in 3 tasks
+// at 3 threads, the backward in 16-channel grains (3 tasks)
 static void test_embed_thread_count_invariant(void) {
-    EmbDet k = {4, 300, 40, 65, NULL, NULL, NULL, NULL};
+    EmbDet k = {6, 1201, 56, 65, NULL, NULL, NULL, NULL};
     Rng rng;
     rng_seed(&rng, 21);
     size_t BT = k.B * k.T;
@@ -131,7 +132,7 @@ static void test_embed_thread_count_invariant(void) {
     fill_uniform(&rng, k.wpe, k.T * k.C, -1, 1);
     fill_uniform(&rng, k.dout, BT * k.C, -1, 1);
     size_t nfloats = BT * k.C + k.V * k.C + k.T * k.C;
-    CHECK(same_bits_for_1_2_3_threads(emb_det_run, &k, nfloats * sizeof(float)));
+    CHECK(same_bits_for_1_2_3_threads(emb_det_run, &k, nfloats * sizeof(float), 2));
     free(k.tok), free(k.wte), free(k.wpe), free(k.dout);
 }
 

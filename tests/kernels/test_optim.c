@@ -145,8 +145,50 @@ static void test_optim_thread_count_invariant(void) {
     fill_uniform(&rng, k.g, k.n, -1, 1);
     fill_uniform(&rng, k.m, k.n, -0.1f, 0.1f);
     fill_uniform(&rng, k.v, k.n, 0, 0.01f);
-    CHECK(same_bits_for_1_2_3_threads(opt_det_run, &k, 3 * k.n * sizeof(float) + sizeof(double)));
+    CHECK(same_bits_for_1_2_3_threads(opt_det_run, &k, 3 * k.n * sizeof(float) + sizeof(double), 2));
     free(k.p), free(k.g), free(k.m), free(k.v);
+}
+
+// adamw_update_spans in one dispatch against adamw_update called span by span
+// (wd where the span decays, 0 elsewhere): every element of a span gets the
+// same bits, the gaps between spans stay untouched, at 1, 2 and 3 threads.
+// Spans of awkward lengths around the 8192-element grain, one of length 1,
+// gaps of 0 and several elements, both decay flags side by side.
+static void test_adamw_spans_match_per_span(void) {
+    enum { N = 40000 };
+    const AdamSpan spans[] = {{0, 5, 1}, {5, 9000, 0}, {9010, 8192, 1}, {17202, 1, 1},
+                              {17210, 13001, 0}, {30211, 9700, 1}};
+    const size_t ns = sizeof spans / sizeof spans[0];
+    Rng rng;
+    rng_seed(&rng, 73);
+    float *p0 = xmalloc(N * sizeof(float)), *g = xmalloc(N * sizeof(float)), *m0 = xmalloc(N * sizeof(float));
+    float *v0 = xmalloc(N * sizeof(float));
+    fill_uniform(&rng, p0, N, -1, 1);
+    fill_uniform(&rng, g, N, -1, 1);
+    fill_uniform(&rng, m0, N, -0.1f, 0.1f);
+    fill_uniform(&rng, v0, N, 0, 0.01f);
+    float *want = xmalloc(3 * N * sizeof(float)), *got = xmalloc(3 * N * sizeof(float));
+    memcpy(want, p0, N * sizeof(float));
+    memcpy(want + N, m0, N * sizeof(float));
+    memcpy(want + 2 * N, v0, N * sizeof(float));
+    pool_init(1);
+    for (size_t s = 0; s < ns; s++) {
+        size_t o = spans[s].offset;
+        adamw_update(want + o, g + o, want + N + o, want + 2 * N + o, spans[s].n, 1e-3f, 0.9f, 0.99f, 1e-8f,
+                     spans[s].decay ? 0.1f : 0.0f, 0.5f, 4);
+    }
+    for (int t = 1; t <= 3; t++) {
+        pool_init(t);
+        memcpy(got, p0, N * sizeof(float));
+        memcpy(got + N, m0, N * sizeof(float));
+        memcpy(got + 2 * N, v0, N * sizeof(float));
+        adamw_update_spans(got, g, got + N, got + 2 * N, spans, ns, 1e-3f, 0.9f, 0.99f, 1e-8f, 0.1f, 0.5f, 4);
+        CHECK(memcmp(got, want, 3 * N * sizeof(float)) == 0);
+    }
+    CHECK(memcmp(want + 5, p0 + 5, 5 * sizeof(float)) != 0);  // the spans did move their elements
+    CHECK(memcmp(want + 9005, p0 + 9005, 5 * sizeof(float)) == 0);  // a gap did not move
+    pool_init(1);
+    free(p0), free(g), free(m0), free(v0), free(want), free(got);
 }
 
 int main(void) {
@@ -155,6 +197,7 @@ int main(void) {
     TEST(test_adamw_simd_and_tail_agree);
     TEST(test_global_norm);
     TEST(test_optim_thread_count_invariant);
+    TEST(test_adamw_spans_match_per_span);
     pool_shutdown();
     return test_summary();
 }

@@ -1,6 +1,7 @@
 // test_pool.c — parallel_for covers every item exactly once, call after call
 // (a lost wake-up hangs here, which tests/run.sh's time limit reports as a
 // failure), at several pool sizes and after resizes.
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "../test.h"
@@ -39,7 +40,53 @@ static void test_every_item_once(void) {
     free(count);
 }
 
+typedef struct {
+    pthread_t caller;
+    int n_ranges, off_caller;  // ranges run; of them, on another thread
+    size_t shortest;
+} Ranges;
+
+static void note_range(void *ctx, size_t lo, size_t hi) {
+    Ranges *r = ctx;
+    __atomic_add_fetch(&r->n_ranges, 1, __ATOMIC_RELAXED);
+    if (!pthread_equal(pthread_self(), r->caller)) __atomic_add_fetch(&r->off_caller, 1, __ATOMIC_RELAXED);
+    size_t len = hi - lo, cur = __atomic_load_n(&r->shortest, __ATOMIC_RELAXED);
+    while (len < cur && !__atomic_compare_exchange_n(&r->shortest, &cur, len, 0, __ATOMIC_RELAXED,
+                                                     __ATOMIC_RELAXED)) {
+    }
+}
+
+// Each task gets at least `grain` items: n / grain tasks (at most one per
+// thread), and n < 2 grain runs as one range on the caller, woken worker none.
+static void test_tasks_at_least_grain(void) {
+    int ok = 1;
+    for (int threads = 1; threads <= 4; threads++) {
+        pool_init(threads);
+        for (size_t n = 1; n <= 200; n++)
+            for (size_t grain = 1; grain <= 23; grain++) {
+                Ranges r = {pthread_self(), 0, 0, (size_t)-1};
+                parallel_for(n, grain, note_range, &r);
+                size_t want = n / grain < (size_t)threads ? n / grain : (size_t)threads;
+                if (want == 0) want = 1;
+                ok &= r.n_ranges == (int)want;
+                ok &= want == 1 ? r.off_caller == 0 && r.shortest == n : r.shortest >= grain;
+            }
+    }
+    CHECK(ok);
+    pool_init(1);
+}
+
+static void test_grain_bytes(void) {
+    CHECK(pool_grain_bytes(POOL_MIN_TASK_BYTES) == 1);
+    CHECK(pool_grain_bytes(2 * POOL_MIN_TASK_BYTES) == 1);
+    CHECK(pool_grain_bytes(1) == POOL_MIN_TASK_BYTES);
+    CHECK(pool_grain_bytes(0) == POOL_MIN_TASK_BYTES);
+    CHECK(pool_grain_bytes(3) * 3 >= POOL_MIN_TASK_BYTES && (pool_grain_bytes(3) - 1) * 3 < POOL_MIN_TASK_BYTES);
+}
+
 int main(void) {
     TEST(test_every_item_once);
+    TEST(test_tasks_at_least_grain);
+    TEST(test_grain_bytes);
     return test_summary();
 }
