@@ -135,6 +135,11 @@ static void mmres_fwd(Node *n) {
     matmul_residual_forward(n->out->data, n->in[2]->data, x->data, w->data, x->rows, x->cols, w->rows,
                             (Precision)n->dim[0]);
 }
+// The plain ops' backward gave the product's backward the gradient of its
+// output, 0 + dout (the add's += into a zeroed buffer); this one hands it dout
+// itself. The same bits: the two differ only where dout is -0, and a residual
+// stream's gradient never is (every contribution to it is added to a zeroed
+// buffer, and in round-to-nearest a sum is -0 only if both terms are).
 static void mmres_bwd(Node *n) {
     // out = res + x @ w^T   (d res = dout; x, w: the matmul's backward on dout)
     Tensor *x = n->in[0], *w = n->in[1], *res = n->in[2], *pre = n->in[3];
