@@ -33,6 +33,10 @@
 // docs/speed.md, which also shows the rest of softmax's cost at 64 is the
 // step's arithmetic, not the cache's size).
 //
+// A short step over the bf16 cache reads K a pair of panels at a time and V
+// a pair of 16-column groups at a time (widen_pair, below): one shift and one
+// AND widen 32 values, each a lane of its own chain as before.
+//
 // Token number pos goes to slot pos % window; once full, it overwrites the
 // oldest entry. The current token is inserted first, then attended to.
 //
@@ -201,10 +205,76 @@ static inline __attribute__((always_inline)) void score_streams(const SmStream *
     }
 }
 
-#define SM_SCORE_CASE(ns)                                  \
-    case ns: score_streams(st, state, dh, scale, ns, bf); break;
+// The bf16 cache's streams go by pairs of panels (SM_PAIR = 32 slots: two
+// panels of one group, 64 contiguous bytes per d). Why: a 512-bit load of
+// the pair holds slot 2i's bf16 value in the low half of 32-bit lane i and
+// slot 2i+1's in the high half, so one shift (even slots) and one AND (odd
+// slots) widen 32 keys to their exact floats, where two widening loads and
+// two shifts widened them a panel at a time: the step's vector units were
+// its limit (docs/speed.md). Each slot's score is still the chain `sc +=
+// q[d] * k[d]` from zero, d ascending, in one lane; only which lane holds
+// which slot changes, and the stores put the slots back in order.
+#define SM_PAIR (2 * SM_LANES)
+typedef uint32_t SmBits __attribute__((vector_size(SM_LANES * sizeof(uint32_t))));
 
-// The n streams, SM_STREAMS side by side.
+// 32 slots' bf16 values from element i on, widened: *even = slots 0, 2, ..,
+// 30, *odd = slots 1, 3, .., 31 (or, for a V row, its columns)
+static inline __attribute__((always_inline)) void widen_pair(const uint16_t *R, size_t i, SmVec *even,
+                                                             SmVec *odd) {
+    SmBits x;
+    memcpy(&x, R + i, sizeof x);
+    SmBits e = x << 16, o = x & 0xFFFF0000u;
+    memcpy(even, &e, sizeof *even);
+    memcpy(odd, &o, sizeof *odd);
+}
+
+// out[0 .. 32) = the slots of even and odd interleaved: out[2i] = even[i],
+// out[2i+1] = odd[i]
+static inline __attribute__((always_inline)) void store_pair(float *out, const SmVec *even, const SmVec *odd) {
+#if defined(__AVX512F__)
+    const __m512i lo_idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi_idx = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    __m512 e, o;
+    memcpy(&e, even, sizeof e);
+    memcpy(&o, odd, sizeof o);
+    _mm512_storeu_ps(out, _mm512_permutex2var_ps(e, lo_idx, o));
+    _mm512_storeu_ps(out + SM_LANES, _mm512_permutex2var_ps(e, hi_idx, o));
+#else
+    for (size_t i = 0; i < SM_LANES; i++) {
+        out[2 * i] = (*even)[i];
+        out[2 * i + 1] = (*odd)[i];
+    }
+#endif
+}
+
+// score_streams for the bf16 cache, NS pair streams: at is a pair's d = 0
+// element, out gets 32 scores
+static inline __attribute__((always_inline)) void score_pairs(const SmStream *st, const uint16_t *state, size_t dh,
+                                                              float scale, size_t NS) {
+    SmVec ev[SM_STREAMS], od[SM_STREAMS];
+    for (size_t s = 0; s < NS; s++) ev[s] = od[s] = (SmVec){0};
+    for (size_t d = 0; d < dh; d++)
+        for (size_t s = 0; s < NS; s++) {
+            SmVec e, o;
+            widen_pair(state, st[s].at + d * SM_GROUP, &e, &o);
+            float qd = st[s].q[d];
+            ev[s] += qd * e;
+            od[s] += qd * o;
+        }
+    for (size_t s = 0; s < NS; s++) {  // in stream order: a later stream's scores overwrite an earlier's excess
+        SmVec e = ev[s] * scale, o = od[s] * scale;
+        store_pair(st[s].out, &e, &o);
+    }
+}
+
+// The n streams, SM_STREAMS side by side: panels (fp32), or pairs of panels
+// (bf16: score_pairs)
+#define SM_SCORE_CASE(ns)                                                              \
+    case ns:                                                                           \
+        if (bf) score_pairs(st, (const uint16_t *)state, dh, scale, ns);               \
+        else score_streams(st, state, dh, scale, ns, 0);                               \
+        break;
+
 static inline __attribute__((always_inline)) void score_all_any(const SmStream *st, size_t n, const void *state,
                                                                 size_t dh, float scale, int bf) {
     for (size_t i = 0; i < n;) {
@@ -222,9 +292,21 @@ static void score_all(const SmStream *st, size_t n, const float *state, size_t d
     score_all_any(st, n, state, dh, scale, 0);
 }
 
-static void score_all_bf16(const SmStream *st, size_t n, const uint16_t *state, size_t dh, float scale) {
+static void score_all_pairs(const SmStream *st, size_t n, const uint16_t *state, size_t dh, float scale) {
     score_all_any(st, n, state, dh, scale, 1);
 }
+
+// add_streams for pair streams: slots s .. s+n-1 scored a pair at a time
+// (p[-(s % 32)] .. p[-1] and up to 31 entries past p[n-1] written too)
+static size_t add_pair_streams(SmStream *st, size_t ns, size_t k0, const float *q, float *p, size_t s, size_t n,
+                               size_t dh) {
+    float *all = p - s % SM_PAIR;  // the first pair's slot 0
+    size_t b0 = s / SM_PAIR, b1 = (s + n + SM_PAIR - 1) / SM_PAIR;  // pairs b0 .. b1-1
+    for (size_t b = b0; b < b1; b++)
+        st[ns++] = (SmStream){k0 + b / 2 * dh * SM_GROUP + b % 2 * SM_PAIR, q, all + (b - b0) * SM_PAIR};
+    return ns;
+}
+_Static_assert(SM_GROUP == 2 * SM_PAIR, "a group holds two pairs");
 
 // Appends the streams that score slots s .. s+n-1 (no wrap, n <= SM_STEP_BLOCK)
 // of the head whose K starts at element k0 into p[0 .. n) (whole panels:
@@ -270,30 +352,11 @@ static float block_max(const float *p, size_t n) {
 // product and one add per row), one head's next to another's. Why: a head
 // alone has dh / 16 vector chains and its sum, each add waiting on the last
 // for every row (65 rows at position 64); NH heads keep NH times as many in
-// flight. at[j]: V_j's first row, in elements of the state.
-// 32 elements from element i on, widened as row_sum_load widens them: with
-// AVX-512BW and bf16 values, one 64-byte load and two word permutes that put
-// each value in the top half of a zeroed lane (the same bits as the 16-bit
-// shift), instead of two widening loads and two shifts
-static inline __attribute__((always_inline)) void load_pair(const void *R, size_t i, int bf, RowSumVec *lo,
-                                                            RowSumVec *hi) {
-#if defined(__AVX512BW__)
-    if (bf) {
-        const __m512i lo_idx = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0,
-                                                4, 0, 3, 0, 2, 0, 1, 0, 0, 0);
-        const __m512i hi_idx = _mm512_add_epi16(lo_idx, _mm512_set1_epi16(16));
-        __m512i x = _mm512_loadu_si512((const void *)((const uint16_t *)R + i));
-        __m512i a = _mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, lo_idx, x);
-        __m512i b = _mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, hi_idx, x);
-        memcpy(lo, &a, sizeof *lo);
-        memcpy(hi, &b, sizeof *hi);
-        return;
-    }
-#endif
-    *lo = row_sum_load(R, i, bf);
-    *hi = row_sum_load(R, i + ROW_SUM_LANES, bf);
-}
-
+// flight. at[j]: V_j's first row, in elements of the state. With the bf16
+// cache, two groups of a row are widened together (widen_pair: one 64-byte
+// load, a shift and an AND; two word permutes before, which were slower), so
+// those sums run over the pair's even columns in one vector and its odd
+// columns in the other, each column's chain as before.
 // A head's running sum l, in every lane of a small vector: kept as NH scalars,
 // GCC packed them into one vector held in memory, a store and a load in
 // every row's chain.
@@ -308,6 +371,17 @@ static inline __attribute__((always_inline)) void values_heads(float *const *y, 
         sum[j] = (SmSum){l[j], l[j], l[j], l[j]};
         for (size_t g = 0; g < NG; g++) memcpy(&acc[j][g], y[j] + g * ROW_SUM_LANES, sizeof acc[j][g]);
     }
+    if (bf)  // a pair of groups as its even and odd columns (widen_pair), as the rows hold them
+        for (size_t j = 0; j < NH; j++)
+            for (size_t g = 0; g + 1 < NG; g += 2) {
+                float e[ROW_SUM_LANES], o[ROW_SUM_LANES];
+                for (size_t c = 0; c < ROW_SUM_LANES; c++) {
+                    e[c] = y[j][g * ROW_SUM_LANES + 2 * c];
+                    o[c] = y[j][g * ROW_SUM_LANES + 2 * c + 1];
+                }
+                memcpy(&acc[j][g], e, sizeof e);
+                memcpy(&acc[j][g + 1], o, sizeof o);
+            }
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < NH; j++) {
             float pj = p[j][i];
@@ -315,7 +389,12 @@ static inline __attribute__((always_inline)) void values_heads(float *const *y, 
             size_t g = 0;
             for (; g + 1 < NG; g += 2) {
                 RowSumVec lo, hi;
-                load_pair(state, at[j] + i * dh + g * ROW_SUM_LANES, bf, &lo, &hi);
+                if (bf) {
+                    widen_pair((const uint16_t *)state, at[j] + i * dh + g * ROW_SUM_LANES, &lo, &hi);
+                } else {
+                    lo = row_sum_load(state, at[j] + i * dh + g * ROW_SUM_LANES, 0);
+                    hi = row_sum_load(state, at[j] + i * dh + (g + 1) * ROW_SUM_LANES, 0);
+                }
                 acc[j][g] += pj * lo;
                 acc[j][g + 1] += pj * hi;
             }
@@ -323,7 +402,10 @@ static inline __attribute__((always_inline)) void values_heads(float *const *y, 
         }
     for (size_t j = 0; j < NH; j++) {
         l[j] = sum[j][0];
-        for (size_t g = 0; g < NG; g++) memcpy(y[j] + g * ROW_SUM_LANES, &acc[j][g], sizeof acc[j][g]);
+        size_t g = 0;
+        if (bf)
+            for (; g + 1 < NG; g += 2) store_pair(y[j] + g * ROW_SUM_LANES, &acc[j][g], &acc[j][g + 1]);
+        for (; g < NG; g++) memcpy(y[j] + g * ROW_SUM_LANES, &acc[j][g], sizeof acc[j][g]);
     }
 }
 
@@ -409,8 +491,8 @@ static void step_short(const AttnConfig *c, float *state, size_t window, size_t 
     size_t n1 = n < window - first ? n : window - first;
     // per head: the block's scores, then probabilities, p[j][0 .. n), with
     // room for whole panels' scores on either side
-    float buf[SM_FUSE][SM_LANES + SM_STEP_BLOCK + SM_LANES];
-    SmStream st[SM_FUSE * (SM_STEP_BLOCK / SM_LANES + 3)];  // at most 19 panels a head
+    float buf[SM_FUSE][SM_PAIR + SM_STEP_BLOCK + SM_PAIR];
+    SmStream st[SM_FUSE * (SM_STEP_BLOCK / SM_LANES + 3)];  // at most 19 panels (or pairs) a head
     for (size_t h0 = 0; h0 < H; h0 += SM_FUSE) {
         size_t nh = H - h0 < SM_FUSE ? H - h0 : SM_FUSE, ns = 0;
         float m[SM_FUSE], l[SM_FUSE], *p[SM_FUSE], *p2[SM_FUSE], *yh[SM_FUSE];
@@ -425,17 +507,19 @@ static void step_short(const AttnConfig *c, float *state, size_t window, size_t 
                                dh);
             else
                 put_entry(state + kat[j], state + vat[j], slot, k + h * dh, v + h * dh, dh);
-            p[j] = buf[j] + SM_LANES;
+            p[j] = buf[j] + SM_PAIR;
             p2[j] = p[j] + n1;
             yh[j] = y + h * dh;
             m[j] = -INFINITY;
             l[j] = 0.0f;
             memset(yh[j], 0, dh * sizeof(float));
             // the wrapped part's streams after the first's: they overwrite its excess
-            ns = add_streams(st, ns, kat[j], q + h * dh, p[j], first, n1, dh);
-            if (n > n1) ns = add_streams(st, ns, kat[j], q + h * dh, p2[j], 0, n - n1, dh);
+            size_t (*add)(SmStream *, size_t, size_t, const float *, float *, size_t, size_t, size_t) =
+                bf ? add_pair_streams : add_streams;
+            ns = add(st, ns, kat[j], q + h * dh, p[j], first, n1, dh);
+            if (n > n1) ns = add(st, ns, kat[j], q + h * dh, p2[j], 0, n - n1, dh);
         }
-        if (bf) score_all_bf16(st, ns, (const uint16_t *)state, dh, scale);
+        if (bf) score_all_pairs(st, ns, (const uint16_t *)state, dh, scale);
         else score_all(st, ns, state, dh, scale);
         for (size_t j = 0; j < nh; j++) block_probs(p[j], n, &m[j], &l[j], yh[j], dh);
         // l += p[0] + ... + p[n-1] and the values, in one pass: the rows

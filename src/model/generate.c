@@ -35,8 +35,6 @@ int gen_weights_from_name(const char *name) {
     return -1;
 }
 
-static float *alloc_floats(size_t n) { return xcalloc(n ? n : 1, sizeof(float)); }
-
 // whole 64-byte lines, 64-byte aligned: the packed matrices are read as aligned vectors
 static void *alloc_lines(size_t bytes) {
     void *p = aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
@@ -44,6 +42,21 @@ static void *alloc_lines(size_t bytes) {
         fprintf(stderr, "lmtrain: out of memory (%zu bytes for generation)\n", bytes);
         exit(ERR_RUNTIME);
     }
+    return p;
+}
+
+// n floats, zero, from a 64-byte line on. Why aligned: the attention state and
+// the one-token vectors are read and written as 64-byte vectors, and calloc's
+// blocks start 16 bytes into a line (a large one at a page plus 16), so every
+// such access to them touched two lines.
+static float *alloc_floats(size_t n) {
+    size_t bytes;
+    if (!size_mul(n ? n : 1, sizeof(float), &bytes) || bytes > SIZE_MAX - 128) {
+        fprintf(stderr, "lmtrain: generation state too large (%zu floats)\n", n);
+        exit(ERR_RUNTIME);
+    }
+    float *p = alloc_lines(bytes);
+    memset(p, 0, bytes);
     return p;
 }
 
