@@ -51,7 +51,7 @@
 extern const AttnKind attn_delta;  // (its aux layout, for decay.h)
 
 static DeltaSlab slab_params(const AttnConfig *c, size_t T, const float *theta, size_t h) {
-    DeltaSlab p;
+    DeltaSlab p = {0};
     p.T = T;
     p.dh = (size_t)c->dh;
     p.chunk = attn_chunk_length(c, T);
@@ -106,16 +106,28 @@ static size_t delta_work_floats(const AttnConfig *c, size_t B, size_t T) {
 
 typedef struct {
     const AttnConfig *c;
+    AttnIO io;
     size_t B, T;
     float *y, *dq, *dk, *dv, *daux, *work;
     const float *dy, *q, *k, *v, *aux, *theta;
 } Job;
+
+// Where slab bh's rows start: of q, k, v (and their gradients), of y (and dy)
+static size_t qkv_at(const Job *J, size_t bh) {
+    size_t H = (size_t)J->c->heads;
+    return bh / H * J->io.bs + bh % H * J->io.hs;
+}
+static size_t y_at(const Job *J, size_t bh) {
+    size_t H = (size_t)J->c->heads;
+    return bh / H * J->io.bsy + bh % H * J->io.hsy;
+}
 
 // The slab's parameters; with decay = data also log λ_t (T) into the slab's
 // first T floats (forward and backward compute them by the same code)
 static DeltaSlab slab_setup(const Job *J, size_t bh, float *ws) {
     size_t H = (size_t)J->c->heads;
     DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
+    p.ld = J->io.ld, p.ldy = J->io.ldy;
     if (J->theta && J->c->data_decay) {
         const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, J->T);
         double th = J->theta[bh % H];
@@ -134,22 +146,23 @@ static size_t beta_at(const Job *J, size_t bh) { return bh * attn_aux(&attn_delt
 
 static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
-    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved;
-    size_t sf = slab_floats(J->c, J->T, &saved), BH = J->B * H, gf = gate_floats(J->c, J->T);
+    size_t H = (size_t)J->c->heads, T = J->T, saved;
+    size_t sf = slab_floats(J->c, T, &saved), BH = J->B * H, gf = gate_floats(J->c, T);
     float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // the range's slabs share one (see above Job)
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
         DeltaSlab p = slab_setup(J, bh, ws);
+        size_t o = qkv_at(J, bh);
         double (*fwd)(const DeltaSlab *, float *, float *, float *, const float *, const float *,
                       const float *, const float *) = use_wy(J->c) ? delta_wy_forward : delta_chunk_forward;
-        J->work[bh] = (float)fwd(&p, J->y + bh * n, ws + gf, scratch, J->q + bh * n, J->k + bh * n,
-                                 J->v + bh * n, J->aux + beta_at(J, bh));
+        J->work[bh] = (float)fwd(&p, J->y + y_at(J, bh), ws + gf, scratch, J->q + o, J->k + o, J->v + o,
+                                 J->aux + beta_at(J, bh));
     }
 }
 
 static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     const Job *J = ctx;
-    size_t H = (size_t)J->c->heads, n = J->T * (size_t)J->c->dh, saved, T = J->T;
+    size_t H = (size_t)J->c->heads, saved, T = J->T;
     size_t sf = slab_floats(J->c, T, &saved), BH = J->B * H, gf = gate_floats(J->c, T);
     float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // shared by the range's slabs, as in forward
     for (size_t bh = lo; bh < hi; bh++) {
@@ -157,12 +170,13 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
         DeltaSlab p = slab_setup(J, bh, ws);
         float *dll = p.ll || p.lam_t ? ws + gf / 2 : NULL;
         if (dll) memset(dll, 0, T * sizeof(float));
+        size_t o = qkv_at(J, bh);
         double (*bwd)(const DeltaSlab *, float *, float *, float *, float *, float *, const float *,
                       const float *, float *, const float *, const float *, const float *,
                       const float *) = use_wy(J->c) ? delta_wy_backward : delta_chunk_backward;
-        double dl = bwd(&p, J->dq + bh * n, J->dk + bh * n, J->dv + bh * n,
-                        J->daux ? J->daux + beta_at(J, bh) : NULL, dll, J->dy + bh * n, ws + gf,
-                        scratch, J->q + bh * n, J->k + bh * n, J->v + bh * n, J->aux + beta_at(J, bh));
+        double dl = bwd(&p, J->dq + o, J->dk + o, J->dv + o, J->daux ? J->daux + beta_at(J, bh) : NULL, dll,
+                        J->dy + y_at(J, bh), ws + gf, scratch, J->q + o, J->k + o, J->v + o,
+                        J->aux + beta_at(J, bh));
         if (dll) {
             // dL/dlog λ_t -> the gate logit g_t and, summed, θ_h
             const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, T);
@@ -174,26 +188,40 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     }
 }
 
-// y, q, k, v (B, H, T, dh); aux (B, H, n_aux, T): the β logits, then with
-// decay = data the gate logits; theta (H) or NULL (λ = 1)
+// y, q, k, v and their gradients where io says; aux (B, H, n_aux, T): the β
+// logits, then with decay = data the gate logits; theta (H) or NULL (λ = 1)
+static void delta_forward_io(const AttnConfig *c, const AttnIO *io, float *y, float *work, const float *q,
+                             const float *k, const float *v, const float *aux, const float *theta) {
+    Job J = {.c = c, .io = *io, .B = io->B, .T = io->T, .y = y, .work = work, .q = q, .k = k, .v = v,
+             .aux = aux, .theta = theta};
+    parallel_for(io->B * (size_t)c->heads, 1, forward_slabs, &J);
+}
+
+static void delta_backward_io(const AttnConfig *c, const AttnIO *io, float *dq, float *dk, float *dv,
+                              float *daux, float *dtheta, const float *dy, float *work, const float *q,
+                              const float *k, const float *v, const float *aux, const float *theta,
+                              const float *y) {
+    (void)y;  // y is not needed: backward recomputes what it reads
+    Job J = {.c = c, .io = *io, .B = io->B, .T = io->T, .dq = dq, .dk = dk, .dv = dv, .daux = daux,
+             .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta};
+    parallel_for(io->B * (size_t)c->heads, 1, backward_slabs, &J);
+    if (theta && dtheta) fw_add_dtheta(c, work, io->B, theta, dtheta);
+}
+
+// y, q, k, v (B, H, T, dh): the io form at the slabs' strides
 static void delta_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
                           const float *q, const float *k, const float *v, const float *aux,
                           const float *theta) {
-    Job J = {.c = c, .B = B, .T = T, .y = y, .work = work, .q = q, .k = k, .v = v, .aux = aux,
-             .theta = theta};
-    parallel_for(B * (size_t)c->heads, 1, forward_slabs, &J);
+    AttnIO io = attn_io_slabs(c, B, T);
+    delta_forward_io(c, &io, y, work, q, k, v, aux, theta);
 }
 
 static void delta_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk,
                            float *dv, float *daux, float *dtheta, const float *dy, float *work,
                            const float *q, const float *k, const float *v, const float *aux,
                            const float *theta, const float *y) {
-    (void)y;  // y is not needed: backward recomputes what it reads
-    Job J = {.c = c, .B = B, .T = T, .dq = dq, .dk = dk, .dv = dv, .daux = daux, .work = work,
-             .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta};
-    size_t H = (size_t)c->heads, BH = B * H;
-    parallel_for(BH, 1, backward_slabs, &J);
-    if (theta && dtheta) fw_add_dtheta(c, work, B, theta, dtheta);
+    AttnIO io = attn_io_slabs(c, B, T);
+    delta_backward_io(c, &io, dq, dk, dv, daux, dtheta, dy, work, q, k, v, aux, theta, y);
 }
 
 // ---- generation: the same per-token code, one position at a time ----
@@ -271,11 +299,7 @@ static void delta_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
 //             pass A: G += q̂ dyᵀ, du += Gᵀk̂, P·dy, G·u, P·G   10d²
 //             pass B: P du, G = λG − c du                        5d²
 // so 27d² per token (less 3d² per chunk) of which 7d² forward.
-// WY/UT chunkwise (delta_wy.c), per chunk of L positions:
-//   forward   GEMMs K̂S, Q̂S, K̂ᵀU (2Ld² each), K̂K̂ᵀ, Q̂K̂ᵀ, PU (2L²d each)
-//             and the triangular solve for U          L(L−1)d
-//   backward  the forward's K̂S, K̂K̂ᵀ, Q̂K̂ᵀ and solve again, then GEMMs worth
-//             14Ld² + 16L²d and the back-substitution  L(L−1)d
+// The WY/UT chunkwise form (delta_wy.c) counts its own: delta_wy_flops.
 static double delta_flops(const AttnConfig *c, size_t T, double *fwd) {
     double d = (double)c->dh, d2 = d * d;
     size_t chunk = attn_chunk_length(c, T);
@@ -284,16 +308,7 @@ static double delta_flops(const AttnConfig *c, size_t T, double *fwd) {
         *fwd = 7 * d2 * (double)T;
         return *fwd + 20 * d2 * (double)T - 3 * d2 * chunks;
     }
-    double total = 0;
-    *fwd = 0;
-    for (size_t t0 = 0; t0 < T; t0 += chunk) {
-        double L = (double)(T - t0 < chunk ? T - t0 : chunk), solve = L * (L - 1) * d;
-        double f = 6 * L * d2 + 6 * L * L * d + solve;
-        double b = (2 * L * d2 + 4 * L * L * d + solve) + 14 * L * d2 + 16 * L * L * d + solve;
-        *fwd += f;
-        total += f + b;
-    }
-    return total;
+    return delta_wy_flops(T, (size_t)c->dh, chunk, fwd);
 }
 
 // fmap, normalize, identity, key_shift, chunk, lam, key_norm, data_decay
@@ -322,6 +337,8 @@ const AttnKind attn_delta = {
     .work_floats = delta_work_floats,
     .forward = delta_forward,
     .backward = delta_backward,
+    .forward_io = delta_forward_io,
+    .backward_io = delta_backward_io,
     .last_state_norm = fw_last_state_norm,
     .state_floats = delta_state_floats,
     .state_reset = delta_state_reset,

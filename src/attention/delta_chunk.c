@@ -194,16 +194,32 @@ float delta_features(const DeltaSlab *p, float *out, const float *x) {
     return s;
 }
 
+// s[c] = Σ_i out[c][i]² (l2) or Σ_i out[c][i], one float chain per row from 0,
+// i ascending, a product then a sum. Inlined with n a constant, the n chains
+// stay in registers (with n variable they went through the stack, a
+// store-to-load forward per term).
+static inline __attribute__((always_inline)) void row_sums(const float *out, size_t d, size_t n, int l2,
+                                                           float *s) {
+    float acc[DELTA_FEATURES_MAX] = {0};
+    for (size_t i = 0; i < d; i++)
+        for (size_t c = 0; c < n; c++) {
+            float x = out[c * d + i];
+            acc[c] += l2 ? x * x : x;
+        }
+    for (size_t c = 0; c < n; c++) s[c] = acc[c];
+}
+
 void delta_normalize_n(const DeltaSlab *p, float *out, size_t n, float *divisors) {
     size_t d = p->dh;
     if (!p->normalize) return;
-    float s[DELTA_FEATURES_MAX] = {0};
-    if (p->key_norm == KEYNORM_L2)
-        for (size_t i = 0; i < d; i++)
-            for (size_t c = 0; c < n; c++) s[c] += out[c * d + i] * out[c * d + i];
-    else
-        for (size_t i = 0; i < d; i++)
-            for (size_t c = 0; c < n; c++) s[c] += out[c * d + i];
+    float s[DELTA_FEATURES_MAX];
+    int l2 = p->key_norm == KEYNORM_L2;
+    if (n == DELTA_FEATURES_MAX) {  // the training forms' case: full groups of rows
+        if (l2) row_sums(out, d, DELTA_FEATURES_MAX, 1, s);
+        else row_sums(out, d, DELTA_FEATURES_MAX, 0, s);
+    } else {
+        row_sums(out, d, n, l2, s);
+    }
     for (size_t c = 0; c < n; c++) {
         // + eps: φ = 0 (relu may give Σφ = 0) gives k̂ = 0 (no write, no read), not 0/0
         s[c] = p->key_norm == KEYNORM_L2 ? sqrtf(s[c] + p->eps) : s[c] + p->eps;
@@ -557,14 +573,30 @@ size_t delta_scratch_floats(const DeltaSlab *p) {
            4 * round16(2 * d);
 }
 
+void delta_prefetch_rows(const float *x, size_t ld, size_t n, size_t d, int write) {
+    if (ld == d) return;  // one contiguous stream: the hardware's job
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < d; i += 16) {
+            if (write) __builtin_prefetch(x + r * ld + i, 1);
+            else __builtin_prefetch(x + r * ld + i, 0);
+        }
+}
+
 // k̂, q̂, β of positions [t0, t0+L): φ over the chunk at once (element-wise),
 // the normalisations DELTA_FEATURES_MAX rows side by side (delta_features'
 // values: one float chain per row, i ascending)
 static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
-    size_t d = p->dh;
-    fmap_forward(p->fmap, s->kh, k + t0 * d, L * d);
-    fmap_forward(p->fmap, s->qh, q + t0 * d, L * d);
+    size_t d = p->dh, ld = delta_ld(p);
+    if (ld == d) {
+        fmap_forward(p->fmap, s->kh, k + t0 * d, L * d);
+        fmap_forward(p->fmap, s->qh, q + t0 * d, L * d);
+    } else {
+        for (size_t r = 0; r < L; r++) {
+            fmap_forward(p->fmap, s->kh + r * d, k + (t0 + r) * ld, d);
+            fmap_forward(p->fmap, s->qh + r * d, q + (t0 + r) * ld, d);
+        }
+    }
     for (size_t r = 0; r < L; r += DELTA_FEATURES_MAX) {
         size_t n = L - r < DELTA_FEATURES_MAX ? L - r : DELTA_FEATURES_MAX;
         for (size_t c = 0; c < n; c++) s->sk[r + c] = s->sq[r + c] = 1.0f;  // without normalize
@@ -587,21 +619,25 @@ static void state_init(const DeltaSlab *p, float *S) {
 
 double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *scratch,
                            const float *q, const float *k, const float *v, const float *a) {
-    size_t T = p->T, d = p->dh, chunk = p->chunk, nch = n_chunks(p);
+    size_t T = p->T, d = p->dh, chunk = p->chunk, nch = n_chunks(p), ld = delta_ld(p), ldy = delta_ldy(p);
     Scratch s = scratch_at(p, scratch);
     float *S = s.G;  // (d, d) the running state
     state_init(p, S);
     for (size_t c = 0; c < nch; c++) {
         size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         memcpy(saved + c * d * d, S, d * d * sizeof(float));  // for backward's recompute
+        delta_prefetch_rows(q + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(k + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(v + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(y + t0 * ldy, ldy, L, d, 1);
         load_chunk(p, &s, t0, L, q, k, a);
-        first_e(d, lam_at(p, t0), S, s.kh, v + t0 * d, s.e);
+        first_e(d, lam_at(p, t0), S, s.kh, v + t0 * ld, s.e);
         for (size_t r = 0; r < L; r++) {
             size_t t = t0 + r;
             TokenStep ts = {.lam = lam_at(p, t), .beta = s.beta[r], .kh = s.kh + r * d, .e = s.e + r * d,
-                            .qh = s.qh + r * d, .y = y + t * d};
+                            .qh = s.qh + r * d, .y = y + t * ldy};
             if (r + 1 < L)
-                ts.kn = s.kh + (r + 1) * d, ts.vn = v + (t + 1) * d, ts.lamn = lam_at(p, t + 1),
+                ts.kn = s.kh + (r + 1) * d, ts.vn = v + (t + 1) * ld, ts.lamn = lam_at(p, t + 1),
                 ts.en = s.e + (r + 1) * d;
             step_forward(d, &ts, S);
         }
@@ -666,7 +702,7 @@ static double dloglam_at(size_t d, const float *pg, const float *pd, const float
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
                             float *dlam_t, const float *dy, const float *saved, float *scratch,
                             const float *q, const float *k, const float *v, const float *a) {
-    size_t T = p->T, d = p->dh, chunk = p->chunk, nch = n_chunks(p);
+    size_t T = p->T, d = p->dh, chunk = p->chunk, nch = n_chunks(p), ld = delta_ld(p), ldy = delta_ldy(p);
     Scratch s = scratch_at(p, scratch);
     float *G = s.G;
     double dlam = 0;
@@ -674,13 +710,17 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
     for (size_t c = nch; c-- > 0;) {
         size_t t0 = c * chunk, L = T - t0 < chunk ? T - t0 : chunk;
         // recompute: states[r] = S_{t0+r-1} and e_r, exactly as forward did
+        delta_prefetch_rows(q + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(k + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(v + t0 * ld, ld, L, d, 0);
+        delta_prefetch_rows(dy + t0 * ldy, ldy, L, d, 0);
         load_chunk(p, &s, t0, L, q, k, a);
         memcpy(s.states, saved + c * d * d, d * d * sizeof(float));
-        first_e(d, lam_at(p, t0), s.states, s.kh, v + t0 * d, s.e);
+        first_e(d, lam_at(p, t0), s.states, s.kh, v + t0 * ld, s.e);
         for (size_t r = 0; r + 1 < L; r++) {
             size_t t = t0 + r;
             TokenStep ts = {.lam = lam_at(p, t), .beta = s.beta[r], .kh = s.kh + r * d, .e = s.e + r * d,
-                            .kn = s.kh + (r + 1) * d, .vn = v + (t + 1) * d, .lamn = lam_at(p, t + 1),
+                            .kn = s.kh + (r + 1) * d, .vn = v + (t + 1) * ld, .lamn = lam_at(p, t + 1),
                             .en = s.e + (r + 1) * d};
             step_recompute(d, &ts, s.states + r * d * d, s.states + (r + 1) * d * d);
         }
@@ -689,7 +729,7 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
         // each position r together with pass A of r − 1; per-position vectors
         // alternate between two buffers by the parity of r
         float ud[2];
-        PassA A = sweep_a(&s, d, L - 1, dy + (t0 + L - 1) * d, ud);
+        PassA A = sweep_a(&s, d, L - 1, dy + (t0 + L - 1) * ldy, ud);
         rows_a(d, G, &A);
         for (size_t r = L; r-- > 0;) {
             size_t t = t0 + r, x = (r & 1) * d;
@@ -700,19 +740,19 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
             for (size_t i = 0; i < d; i++) dqh[i] = lam * dqh[i] + kh[i] * ud[r & 1];
             // u = β e, β = sigmoid(a): da += (du·e) β (1 − β); de = β du = dv
             if (da) da[t] += dot(du, e, d) * beta * s.omb[r];
-            float *dvt = dv + t * d;
+            float *dvt = dv + t * ld;
             for (size_t j = 0; j < d; j++) dvt[j] += beta * du[j];
             PassB B = {.P = s.states + r * d * d, .du = du, .kh = kh, .lam = lam, .lb = lb, .pd = pd};
             if (r > 0) {
-                A = sweep_a(&s, d, r - 1, dy + (t - 1) * d, ud);
+                A = sweep_a(&s, d, r - 1, dy + (t - 1) * ldy, ud);
                 rows_ba(d, G, &B, &A);
             } else {
                 rows_b(d, G, &B);
             }
             // after pass B: dk̂ −= λβ P du
             for (size_t i = 0; i < d; i++) dkh[i] -= lb * pd[i];
-            delta_features_backward(p, dq + t * d, dqh, qh, s.sq[r], q + t * d);
-            delta_features_backward(p, dk + t * d, dkh, kh, s.sk[r], k + t * d);
+            delta_features_backward(p, dq + t * ld, dqh, qh, s.sq[r], q + t * ld);
+            delta_features_backward(p, dk + t * ld, dkh, kh, s.sk[r], k + t * ld);
         }
         // dλ after the sweep: its double sums are off the sweep's critical path
         for (size_t r = L; r-- > 0;) {

@@ -49,7 +49,13 @@ typedef struct {
     const float *lam_t;  // (T) λ_t per position (decay = data: Gated DeltaNet), or NULL
     double loglam;       // log λ (the WY form's decay; λ = exp(loglam)); used when ll is NULL
     const float *ll;     // (T) log λ_t per position for the WY form, or NULL
+    size_t ld, ldy;      // row strides of q, k, v, dq, dk, dv and of y, dy (rows of the
+                         // model's projection read in place); 0 = dh (head-major slabs)
 } DeltaSlab;
+
+// the row strides DeltaSlab.ld, ldy mean
+static inline size_t delta_ld(const DeltaSlab *p) { return p->ld ? p->ld : p->dh; }
+static inline size_t delta_ldy(const DeltaSlab *p) { return p->ldy ? p->ldy : p->dh; }
 
 // floats of `saved` (kept from forward to backward) and of `scratch` (free to
 // reuse; forward and backward each overwrite it)
@@ -84,9 +90,18 @@ void delta_token_inplace(size_t d, float lam, float beta, float *S, const float 
 void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const float *out, float s,
                              const float *x);
 
+// Asks for the cache lines of n rows of d floats, ld apart (write: to be
+// written). Rows read in place from the model's projection (ld > d) are a
+// slice of each wide row, which the hardware prefetchers follow worse than the
+// head-major slabs' one stream (measured, docs/speed.md); the training forms
+// ask for a chunk's rows at once, ahead of the work that reads them. Nothing
+// for ld == d (one stream).
+void delta_prefetch_rows(const float *x, size_t ld, size_t n, size_t d, int write);
+
 // ---- the token-recurrence training form on one slab (the reference of delta_wy.h) ----
 
-// y (T, dh) for q, k, v (T, dh), a (T) the β logits. Returns ||S_{T-1}||_F.
+// y (T, dh) for q, k, v (T, dh), a (T) the β logits; rows of q, k, v (and dq,
+// dk, dv) p->ld floats apart, of y (and dy) p->ldy (0: dh). Returns ||S_{T-1}||_F.
 double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *scratch,
                            const float *q, const float *k, const float *v, const float *a);
 

@@ -34,7 +34,9 @@
 
 size_t delta_wy_scratch_floats(const DeltaSlab *p);
 
-// As delta_chunk_forward: y (T, dh) for q, k, v (T, dh), a (T) the β logits.
+// As delta_chunk_forward: y (T, dh) for q, k, v (T, dh), a (T) the β logits;
+// rows of q, k, v (and dq, dk, dv) p->ld floats apart, of y (and dy) p->ldy
+// (0: dh). Every value is the same chain whatever the strides.
 // Decay: p->ll (log λ_t per position) or p->loglam. Returns ||S_{T-1}||_F.
 double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scratch, const float *q,
                         const float *k, const float *v, const float *a);
@@ -44,3 +46,7 @@ double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scrat
 double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da, float *dll,
                          const float *dy, const float *saved, float *scratch, const float *q,
                          const float *k, const float *v, const float *a);
+
+// FLOPs of one slab's forward (*fwd) and forward + backward (returned), counted
+// as the products and substitutions above run (tests/attention/test_flops.c)
+double delta_wy_flops(size_t T, size_t d, size_t chunk, double *fwd);

@@ -128,6 +128,8 @@ static void test_in_place_matches_slabs(void) {
         {3, 37, 2, 5, 16, 0, 0, FMAP_RELU},    // odd head size, no normaliser
         {1, 70, 2, 16, 32, 1, 0, FMAP_IDENTITY},
         {2, 45, 2, 8, 16, 1, 1, FMAP_ELU1},    // λ per token: a gate channel per head
+        {2, 100, 2, 64, 32, 1, 0, FMAP_IDENTITY},  // head size 64: delta's WY form (4 chunks, a short last)
+        {1, 70, 3, 64, 64, 1, 1, FMAP_ELU1},   // the WY form with λ per token
     };
     int kinds = 0;
     for (int i = 0; attn_kinds[i]; i++) {
@@ -142,7 +144,7 @@ static void test_in_place_matches_slabs(void) {
             CHECK(one_case(kind, &shapes[j], 2, 1));
         }
     }
-    CHECK(kinds >= 3);  // softmax, linear, linear_decay
+    CHECK(kinds >= 4);  // softmax, linear, linear_decay, delta
     pool_init(1);
 }
 
