@@ -208,13 +208,6 @@ static int case_dense(FILE *out, const char *which) {
         Tensor *x = leaf(&L, "x", N, C, &rng, 1, 0), *w = leaf(&L, "w", 9, C, &rng, 1, 0),
                *res = leaf(&L, "res", N, 9, &rng, 1, 0);
         y = op_matmul_residual(&t, "y", res, x, w, PRECISION_FP32);
-    } else if (!strcmp(which, "matmul+gelu")) {
-        Tensor *x = leaf(&L, "x", N, C, &rng, 1, 0), *w = leaf(&L, "w", 9, C, &rng, 1, 0);
-        y = op_matmul_gelu(&t, "y", x, w, PRECISION_FP32);
-    } else if (!strcmp(which, "mlp+residual (GELU bwd in proj)")) {
-        Tensor *x = leaf(&L, "x", N, C, &rng, 1, 0), *w1 = leaf(&L, "w1", 9, C, &rng, 1, 0),
-               *w2 = leaf(&L, "w2", C, 9, &rng, 1, 0), *res = leaf(&L, "res", N, C, &rng, 1, 0);
-        y = op_mlp_residual(&t, "fc", "y", res, x, w1, w2, PRECISION_FP32);
     } else if (!strcmp(which, "crossentropy")) {
         Tensor *x = leaf(&L, "logits", N, V, &rng, 2, 0);
         for (size_t i = 0; i < N; i++) tok[i] = i % 3 == 1 ? -1 : (int)((i * 2) % V);  // some unscored
@@ -271,7 +264,7 @@ static int case_attention(FILE *out, const AttnKind *kind, const AttnCheckCase *
 int gradcheck_all(FILE *out) {
     int bad = 0;
     const char *dense[] = {"embed", "matmul", "layernorm", "layernorm (small inputs: eps matters)", "layernorm (per head)", "gelu", "add",
-                           "matmul+residual", "matmul+gelu", "mlp+residual (GELU bwd in proj)", "crossentropy"};
+                           "matmul+residual", "crossentropy"};
     for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++) bad += case_dense(out, dense[i]);
     for (int k = 0; attn_kinds[k]; k++)
         for (size_t i = 0; i < attn_kinds[k]->n_check_cases; i++)

@@ -127,29 +127,27 @@ Tensor *op_add(Tape *t, const char *name, Tensor *a, Tensor *b) {
     return out;
 }
 
-// ---- matmul + residual add: in = {x, w, res, pre}; dim[0] = Precision
-// pre: NULL, or x = gelu(pre) read by this node only (op_mlp_residual): then
-// the backward carries x's gradient on through the GELU (fused.h).
+// ---- matmul + residual add: in = {x, w, res}; dim[0] = Precision
 static void mmres_fwd(Node *n) {
     Tensor *x = n->in[0], *w = n->in[1];
     matmul_residual_forward(n->out->data, n->in[2]->data, x->data, w->data, x->rows, x->cols, w->rows,
                             (Precision)n->dim[0]);
 }
+// The plain ops' backward gave the product's backward the gradient of its
+// output, 0 + dout (the add's += into a zeroed buffer); this one hands it dout
+// itself. The same bits: the two differ only where dout is -0, and a residual
+// stream's gradient never is (every contribution to it is added to a zeroed
+// buffer, and in round-to-nearest a sum is -0 only if both terms are).
 static void mmres_bwd(Node *n) {
     // out = res + x @ w^T   (d res = dout; x, w: the matmul's backward on dout)
-    Tensor *x = n->in[0], *w = n->in[1], *res = n->in[2], *pre = n->in[3];
+    Tensor *x = n->in[0], *w = n->in[1], *res = n->in[2];
     acc(res->grad, n->out->grad, n->out->n);
-    if (pre)  // and x = gelu(pre): pre's gradient in the dX product's epilogue
-        matmul_backward_gelu(x->grad, w->grad, pre->grad, pre->data, n->out->grad, x->data, w->data, x->rows,
-                             x->cols, w->rows, (Precision)n->dim[0]);
-    else
-        matmul_backward_prec(x->grad, w->grad, n->out->grad, x->data, w->data, x->rows, x->cols, w->rows,
-                             (Precision)n->dim[0]);
+    matmul_backward_prec(x->grad, w->grad, n->out->grad, x->data, w->data, x->rows, x->cols, w->rows,
+                         (Precision)n->dim[0]);
 }
 static const OpDef MATMUL_RESIDUAL = {"matmul+add", mmres_fwd, mmres_bwd};
 
-static Node *matmul_residual_node(Tape *t, const char *name, Tensor *res, Tensor *x, Tensor *w, Precision p,
-                                  Tensor *pre) {
+Tensor *op_matmul_residual(Tape *t, const char *name, Tensor *res, Tensor *x, Tensor *w, Precision p) {
     if (x->cols != w->cols || res->rows != x->rows || res->cols != w->rows) {
         fprintf(stderr, "lmtrain: internal error: %s: (%zu,%zu) + (%zu,%zu) x (%zu,%zu)^T\n", name, res->rows,
                 res->cols, x->rows, x->cols, w->rows, w->cols);
@@ -160,58 +158,8 @@ static Node *matmul_residual_node(Tape *t, const char *name, Tensor *res, Tensor
     n->in[0] = x;
     n->in[1] = w;
     n->in[2] = res;
-    n->in[3] = pre;
-    n->dim[0] = (size_t)p;
-    return n;
-}
-
-Tensor *op_matmul_residual(Tape *t, const char *name, Tensor *res, Tensor *x, Tensor *w, Precision p) {
-    return matmul_residual_node(t, name, res, x, w, p, NULL)->out;
-}
-
-// ---- matmul + GELU: in = {x, w, pre}, out = gelu(pre), pre = x @ w^T;
-// dim[0] = Precision; dim[1] = 1 when the consumer of out already put the
-// gradient through the GELU into pre->grad (op_mlp_residual)
-static void mmgelu_fwd(Node *n) {
-    Tensor *x = n->in[0], *w = n->in[1];
-    matmul_gelu_forward(n->out->data, n->in[2]->data, x->data, w->data, x->rows, x->cols, w->rows,
-                        (Precision)n->dim[0]);
-}
-static void mmgelu_bwd(Node *n) {
-    // out = gelu(pre), pre = x @ w^T
-    Tensor *x = n->in[0], *w = n->in[1], *pre = n->in[2];
-    if (!n->dim[1]) gelu_backward(pre->grad, pre->data, n->out->grad, pre->n);
-    matmul_backward_prec(x->grad, w->grad, pre->grad, x->data, w->data, x->rows, x->cols, w->rows,
-                         (Precision)n->dim[0]);
-}
-static const OpDef MATMUL_GELU = {"matmul+gelu", mmgelu_fwd, mmgelu_bwd};
-
-Tensor *op_matmul_gelu(Tape *t, const char *name, Tensor *x, Tensor *w, Precision p) {
-    if (x->cols != w->cols) {
-        fprintf(stderr, "lmtrain: internal error: %s: matmul shapes (%zu,%zu) x (%zu,%zu)^T\n", name, x->rows,
-                x->cols, w->rows, w->cols);
-        abort();
-    }
-    char pre_name[128];
-    snprintf(pre_name, sizeof pre_name, "%s:pre", name);
-    Tensor *pre = tape_tensor(t, pre_name, x->rows, w->rows, 1);
-    Tensor *out = tape_tensor(t, name, x->rows, w->rows, 1);
-    Node *n = tape_node(t, &MATMUL_GELU, out);
-    n->in[0] = x;
-    n->in[1] = w;
-    n->in[2] = pre;
     n->dim[0] = (size_t)p;
     return out;
-}
-
-Tensor *op_mlp_residual(Tape *t, const char *fc_name, const char *proj_name, Tensor *res, Tensor *x, Tensor *w1,
-                        Tensor *w2, Precision p) {
-    Tensor *h = op_matmul_gelu(t, fc_name, x, w1, p);
-    size_t fc = t->n_nodes - 1;
-    Tensor *pre = t->nodes[fc].in[2];
-    Tensor *y = matmul_residual_node(t, proj_name, res, h, w2, p, pre)->out;
-    t->nodes[fc].dim[1] = 1;  // the proj node's backward runs GELU's
-    return y;
 }
 
 // ---- cross-entropy: in[0] = logits (N, V); saved = {probs (N, V), losses (N)}

@@ -16,22 +16,11 @@ Tensor *op_matmul(Tape *t, const char *name, Tensor *x, Tensor *w);
 // the same at a precision (kernels/bf16.h): bf16 rounds the operands of all
 // three products (forward, and the two of backward) to bf16
 Tensor *op_matmul_prec(Tape *t, const char *name, Tensor *x, Tensor *w, Precision p);
-// Fused ops (kernels/fused.h): the element-wise op beside a product runs in
-// the product's epilogue; each node computes what the plain ops' sequence
-// computes, bit for bit (tests/autograd/test_fused_ops.c).
+// A fused op (kernels/fused.h): the residual add runs in the product's
+// epilogue; the node computes what the plain ops computed, bit for bit
+// (tests/autograd/test_fused_ops.c), with no tensor for the product alone.
 // (N, OC) = res (N, OC) + x (N, C) @ w (OC, C)^T: op_add(res, op_matmul(x, w)).
 Tensor *op_matmul_residual(Tape *t, const char *name, Tensor *res, Tensor *x, Tensor *w, Precision p);
-// (N, OC) = gelu(x @ w^T): op_gelu(op_matmul(x, w)); the pre-activation is kept
-// as a tensor of its own, "<name>:pre".
-Tensor *op_matmul_gelu(Tape *t, const char *name, Tensor *x, Tensor *w, Precision p);
-// The MLP block with its residual add, res + gelu(x @ w1^T) @ w2^T, as two
-// nodes: fc_name = op_matmul_gelu(x, w1), proj_name = op_matmul_residual(res,
-// that, w2). The hidden activation is read by nothing else, so GELU's backward
-// moves into the proj node's dX product (its epilogue): the proj node's
-// backward ends with the gradient of the pre-activation, the fc node's is the
-// fc products alone.
-Tensor *op_mlp_residual(Tape *t, const char *fc_name, const char *proj_name, Tensor *res, Tensor *x, Tensor *w1,
-                        Tensor *w2, Precision p);
 // LayerNorm over groups of w->n consecutive values (rows of x, or each head's slice).
 Tensor *op_layernorm(Tape *t, const char *name, Tensor *x, Tensor *w, Tensor *b);
 Tensor *op_gelu(Tape *t, const char *name, Tensor *x);

@@ -39,12 +39,10 @@
 
 // ---- rows ----------------------------------------------------------------------
 
-// "a+b": a product with an element-wise op in its epilogue (ops.h: fused ops);
-// mlp.proj+residual's backward also runs GELU's (in its dX product's epilogue),
-// so mlp.fc+gelu's backward is the fc products alone.
-static const char *const ROLES[] = {"embed",       "ln_1",         "attn.qkv",          "attn",
-                                    "attn.ln_head", "attn.proj+residual", "ln_2",          "mlp.fc+gelu",
-                                    "mlp.proj+residual", "ln_f",    "logits",            "loss",
+// "a+b": a product with an element-wise op in its epilogue (ops.h: fused ops)
+static const char *const ROLES[] = {"embed",    "ln_1",     "attn.qkv",          "attn", "attn.ln_head",
+                                    "attn.proj+residual",   "ln_2",     "mlp.fc", "mlp.gelu",
+                                    "mlp.proj+residual",    "ln_f",     "logits", "loss",
                                     "other"};
 enum { N_ROLES = sizeof ROLES / sizeof ROLES[0] };
 // rows: forward roles, backward roles, then the step's parts outside the tape
@@ -289,8 +287,7 @@ int bench_part_profile(const BenchOpts *o) {
            "  CPU-second. %% busy: GFLOP/s over one thread's FMA peak (%.1f GFLOP/s). wall ms: the op's wall\n"
            "  time; wait: of that, the caller waiting for pool workers. GB/s: bytes an element-wise op must\n"
            "  move; %% bw: over the 1-thread DRAM read bandwidth (%.1f GB/s; data in cache can beat it).\n"
-           "  a+b: a product with op b in its epilogue (GFLOP/s counts the product); mlp.proj+residual's\n"
-           "  backward runs GELU's too, so mlp.fc+gelu's backward is the fc products alone.\n",
+           "  a+b: a product with op b in its epilogue (GFLOP/s counts the product).\n",
            o->threads, o->peak_1, o->mem_gbs);
     if (o->precisions & 1 << PRECISION_BF16)
         printf("  bf16: [train] precision = bf16, only the matmul rows change; their %% busy stays against the\n"

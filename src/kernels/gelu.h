@@ -1,8 +1,7 @@
-// gelu.h — GELU's value and derivative at one point, the one definition of
-// each: gelu.c maps them over a tensor, fused.c over a product's tiles as they
-// are stored; generation's bf16 products apply the value to their input as
-// they round it (matvec.h, MATVEC_IN_GELU). Plain C the vectoriser turns into
-// SIMD (see gelu.c for the form and why), so every caller gets the same bits.
+// gelu.h — GELU's value at one point, the one definition of it: gelu.c's
+// forward maps it over a tensor; generation's bf16 products apply it to their
+// input as they round it (matvec.h, MATVEC_IN_GELU). Plain C the vectoriser
+// turns into SIMD (see gelu.c for the form and why), so both give the same bits.
 #pragma once
 #include "kernels/vexp.h"
 
@@ -13,20 +12,4 @@
 static inline float gelu_value(float x) {
     float z = GELU_K * (x + GELU_A * x * x * x);
     return x / (1.0f + vexpf(-2.0f * z));
-}
-
-// d gelu(x) / dx, the factor GELU's backward multiplies the output gradient by
-// (gelu.c's backward; the mlp.proj dX product's epilogue, fused.c). With
-// gelu(x) = x sig, sig = 1 / (1 + e), e = exp(-2z), z = K (x + A x^3):
-//   sig + x sig (1 - sig) 2 dz/dx,  1 - sig = e sig (no cancellation)
-static inline float gelu_grad(float x) {
-    // beyond |x| = 10 the derivative is 1 (x > 0) or 0 to float precision;
-    // clamping keeps x^2 in dz finite there (inf * 0 would give NaN)
-    x = x < -10.0f ? -10.0f : x;
-    x = x > 10.0f ? 10.0f : x;
-    float z = GELU_K * (x + GELU_A * x * x * x);
-    float e = vexpf(-2.0f * z);
-    float sig = 1.0f / (1.0f + e);
-    float dz = GELU_K * (1.0f + 3.0f * GELU_A * x * x);
-    return sig + 2.0f * x * sig * (e * sig) * dz;
 }

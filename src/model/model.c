@@ -224,14 +224,13 @@ void graph_build_prec(Graph *g, Model *m, size_t B, size_t T, Precision p) {
         Tensor *a = op_attention(t, N("attn"), qkv, y->theta, &g->attn[l]);  // (B*T, C)
         g->attn_node[l] = t->n_nodes - 1;
         if (y->lnh_w) a = op_layernorm(t, N("attn.ln_head"), a, y->lnh_w, y->lnh_b);
-        // the residual adds and GELU run in the products' epilogues (ops.h: fused ops)
+        // the residual adds run in the products' epilogues (ops.h: op_matmul_residual)
         x = op_matmul_residual(t, N("attn.proj+residual"), x, a, y->proj, p);
         if (m->F) {
-            // x += W2 gelu(W1 LN(x)); the hidden layer (B*T, F)
+            // x += W2 gelu(W1 LN(x))
             h = op_layernorm(t, N("ln_2"), x, y->ln2_w, y->ln2_b);
-            char fc[96];
-            snprintf(fc, sizeof fc, "h.%zu.mlp.fc+gelu", l);
-            x = op_mlp_residual(t, fc, N("mlp.proj+residual"), x, h, y->fc, y->fc_proj, p);
+            h = op_gelu(t, N("mlp.gelu"), op_matmul_prec(t, N("mlp.fc"), h, y->fc, p));  // (B*T, F)
+            x = op_matmul_residual(t, N("mlp.proj+residual"), x, h, y->fc_proj, p);
         }
     }
 #undef N

@@ -1,12 +1,10 @@
 // test_fused.c — the kernels of fused.h against the kernel sequences they
-// stand for, bit for bit, with every accumulated output (dinp, dw, dpre)
-// holding random values before the call (the backward adds to them):
+// stand for, bit for bit, the output holding random values (NaN-free garbage
+// it must overwrite) before the call:
 //   matmul_residual_forward   vs matmul_forward_prec, add_forward
-//   matmul_gelu_forward       vs matmul_forward_prec, gelu_forward
-//   matmul_backward_gelu      vs matmul_backward_prec, gelu_backward
 // Shapes with edge tiles, gemm.c's row, column and K blocks crossed, one row,
-// width 1; 1 and 3 threads; fp32 and, where the CPU has it, bf16. (The ops on
-// the tape: tests/autograd/test_fused_ops.c.)
+// width 1, width 0; 1 and 3 threads; fp32 and, where the CPU has it, bf16.
+// (The op on the tape: tests/autograd/test_fused_ops.c.)
 #include "kernels/bf16.h"
 #include "kernels/fused.h"
 #include "kernels/nn.h"
@@ -33,14 +31,12 @@ static int same(const char *what, const float *a, const float *b, size_t n) {
     return 1;
 }
 
-// inp (N, C), w (OC, C); the backward's inp is gelu(pre), pre (N, C)
+// inp (N, C), w (OC, C), res (N, OC)
 static int one_case(size_t N, size_t C, size_t OC, int threads, Precision p) {
     pool_init(threads);
     Rng r;
     rng_seed(&r, 31 * N + 7 * C + OC);
     float *inp = rnd(&r, N * C, 1.0f), *w = rnd(&r, OC * C, 1.0f), *res = rnd(&r, N * OC, 1.0f);
-    for (size_t o = 0; o < OC; o += 4)  // pre-activations past GELU's clamp at |x| = 10
-        for (size_t c = 0; c < C; c++) w[o * C + c] *= 8.0f;
     int ok = 1;
 
     // residual: out = res + inp @ w^T
@@ -50,27 +46,8 @@ static int one_case(size_t N, size_t C, size_t OC, int threads, Precision p) {
     add_forward(b, res, b, N * OC);
     ok &= same("matmul_residual_forward", a, b, N * OC);
 
-    // gelu: pre = inp @ w^T, out = gelu(pre)
-    float *pa = rnd(&r, N * OC, 1.0f), *pb = copy(pa, N * OC);
-    matmul_gelu_forward(a, pa, inp, w, N, C, OC, p);
-    matmul_forward_prec(pb, inp, w, N, C, OC, p);
-    gelu_forward(b, pb, N * OC);
-    ok &= same("matmul_gelu_forward: pre", pa, pb, N * OC) && same("matmul_gelu_forward: out", a, b, N * OC);
-
-    // backward through out = gelu(pre) @ w^T, pre (N, C)
-    float *pre = rnd(&r, N * C, 4.0f), *h = xmalloc((N * C > 0 ? N * C : 1) * sizeof(float));
-    gelu_forward(h, pre, N * C);
-    float *dout = rnd(&r, N * OC, 1.0f);
-    float *dh_a = rnd(&r, N * C, 1.0f), *dw_a = rnd(&r, OC * C, 1.0f), *dpre_a = rnd(&r, N * C, 1.0f);
-    float *dh_b = copy(dh_a, N * C), *dw_b = copy(dw_a, OC * C), *dpre_b = copy(dpre_a, N * C);
-    matmul_backward_gelu(dh_a, dw_a, dpre_a, pre, dout, h, w, N, C, OC, p);
-    matmul_backward_prec(dh_b, dw_b, dout, h, w, N, C, OC, p);
-    gelu_backward(dpre_b, pre, dh_b, N * C);
-    ok &= same("matmul_backward_gelu: dinp", dh_a, dh_b, N * C) && same("matmul_backward_gelu: dw", dw_a, dw_b, OC * C) &&
-          same("matmul_backward_gelu: dpre", dpre_a, dpre_b, N * C);
     if (!ok) fprintf(stderr, "  in N=%zu C=%zu OC=%zu, %d threads, %s\n", N, C, OC, threads, precision_names[p]);
-    free(inp), free(w), free(res), free(a), free(b), free(pa), free(pb), free(pre), free(h), free(dout);
-    free(dh_a), free(dw_a), free(dpre_a), free(dh_b), free(dw_b), free(dpre_b);
+    free(inp), free(w), free(res), free(a), free(b);
     return ok;
 }
 
