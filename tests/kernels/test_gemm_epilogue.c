@@ -8,7 +8,8 @@
 // reach every loop of gemm.c: row and column blocks (MC, NC) and K blocks (KC)
 // crossed, edge tiles, both operand layouts (K-inner, packed-A), B read in
 // place (few rows), the matrix-vector shortcuts (M == 1, N == 1), K == 0; at
-// 1 and 3 threads, fp32 and (where the CPU has it) bf16.
+// 1 and 3 threads (some shapes cut between tasks), fp32 and (where the CPU has
+// it) bf16.
 #include <stdint.h>
 #include <string.h>
 
@@ -92,15 +93,24 @@ static void suite(int bf16) {
         SKIP("avx512_bf16", "%s", bf16_cpu_missing());
         return;
     }
-    // (M, N, K): MC = 192 rows and NC = 512 columns crossed, KC = 256 crossed
-    // twice, edge tiles everywhere; few rows (B in place); M == 1, N == 1; K == 0
-    static const size_t shp[][3] = {{37, 70, 600}, {203, 45, 300}, {50, 545, 300}, {9, 33, 530},
-                                    {1, 40, 600},  {40, 1, 600},   {1, 1, 3},      {13, 20, 0}};
+    // (M, N, K, split): MC = 192 rows and NC = 512 columns crossed, KC = 256
+    // crossed twice, edge tiles everywhere; few rows (B in place); M == 1,
+    // N == 1; K == 0. split: the product is over two of gemm's 2 M-FMA tasks,
+    // so at 3 threads its rows (M >= N) or columns are cut between tasks, and a
+    // task's epilogue must address C from its own first row or column (checked:
+    // both products of the case reach the workers).
+    static const size_t shp[][4] = {{37, 70, 600, 0},   {203, 45, 300, 0}, {50, 545, 300, 1}, {9, 33, 530, 0},
+                                    {1, 40, 600, 0},    {40, 1, 600, 0},   {1, 1, 3, 0},      {13, 20, 0, 0},
+                                    {800, 40, 600, 1},  {6000, 1, 1100, 1}, {1, 6000, 1100, 1}};
     for (int threads = 1; threads <= 3; threads += 2)
         for (int t = 0; t < 4; t++)
             for (size_t i = 0; i < sizeof shp / sizeof shp[0]; i++)
-                for (int b = 0; b < 2; b++)
+                for (int b = 0; b < 2; b++) {
+                    pool_profile(1);
                     CHECK(one_case(bf16, threads, t >> 1, t & 1, shp[i][0], shp[i][1], shp[i][2], b ? 1.0f : 0.0f));
+                    if (threads == 3 && shp[i][3]) CHECK(pool_dispatches() == 2);
+                    pool_profile(0);
+                }
     pool_init(1);
 }
 

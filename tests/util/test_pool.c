@@ -84,9 +84,40 @@ static void test_grain_bytes(void) {
     CHECK(pool_grain_bytes(3) * 3 >= POOL_MIN_TASK_BYTES && (pool_grain_bytes(3) - 1) * 3 < POOL_MIN_TASK_BYTES);
 }
 
+// pool_dispatches (what bench's profile prints per step and what the kernels'
+// thread-count tests use to know their problem split) counts exactly the calls
+// that reached the workers while profiling is on: not a call run on the caller
+// alone (one thread, n < 2 grain, nested in a task), none while it is off.
+static void nested(void *ctx, size_t lo, size_t hi) {
+    (void)lo, (void)hi;
+    parallel_for(100, 1, note_range, ctx);  // inside a task: runs serially
+}
+
+static void test_dispatch_count(void) {
+    Ranges r = {pthread_self(), 0, 0, (size_t)-1};
+    pool_init(3);
+    parallel_for(100, 1, note_range, &r);  // before profiling: not counted
+    pool_profile(1);
+    CHECK(pool_dispatches() == 0);
+    parallel_for(100, 1, note_range, &r);   // 3 tasks: 1
+    parallel_for(100, 51, note_range, &r);  // under 2 grains: on the caller
+    parallel_for(100, 50, note_range, &r);  // 2 tasks: 2
+    parallel_for(3, 1, nested, &r);         // 3, and its nested calls none
+    CHECK(pool_dispatches() == 3);
+    pool_init(1);
+    parallel_for(100, 1, note_range, &r);  // one thread: on the caller
+    CHECK(pool_dispatches() == 3);
+    pool_init(3);
+    pool_profile(0);  // off: back to zero, and nothing counted
+    parallel_for(100, 1, note_range, &r);
+    CHECK(pool_dispatches() == 0);
+    pool_init(1);
+}
+
 int main(void) {
     TEST(test_every_item_once);
     TEST(test_tasks_at_least_grain);
     TEST(test_grain_bytes);
+    TEST(test_dispatch_count);
     return test_summary();
 }
