@@ -135,7 +135,8 @@ static inline void one_tile(const GemmArgs *g, const float *ap, const float *bp,
 // columns are done: the epilogue then runs on it while it is in L1 and reads
 // its own operands in runs of nc. (Per tile, those were GEMM_MR strided runs
 // of 128 bytes that the hardware prefetcher does not follow; per block, they
-// pushed the B panel out of L2: both measured slower than the separate pass.)
+// pushed the B panel out of L2: with GELU's epilogue both measured slower than
+// the separate pass, docs/speed-log.md.)
 // The tiles' chains are the same in either order.
 static void block_tiles(const GemmArgs *g, const float *ap, const float *bp, size_t ldb, size_t ic,
                         size_t mc, size_t jc, size_t nc, size_t kc, size_t pc, float beta) {
