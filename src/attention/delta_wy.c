@@ -77,30 +77,6 @@ static void features(const DeltaSlab *p, float *out, float *divisors, const floa
     }
 }
 
-// C (L, L) = alpha · A Bᵀ (A, B rows of d) where only C's lower triangle is read
-// (j <= r): the blocks of LOWER_ROWS rows stop at the block's last column, so
-// the tiles wholly above the diagonal are not formed (at L = 64, a quarter).
-// gemm gives every element the same chain whatever the product's shape
-// (kernels/gemm.h), so the lower triangle is the full product's bits.
-enum { LOWER_ROWS = 32 };
-static void gemm_lower(size_t L, size_t d, float alpha, const float *A, size_t lda, const float *B,
-                       size_t ldb, float *C) {
-    for (size_t r0 = 0; r0 < L; r0 += LOWER_ROWS) {
-        size_t m = L - r0 < LOWER_ROWS ? L - r0 : LOWER_ROWS;
-        gemm_serial(0, 1, m, r0 + m, d, alpha, A + r0 * lda, lda, B, ldb, 0.0f, C + r0 * L, L);
-    }
-}
-
-// FLOPs of gemm_lower
-static double lower_flops(size_t L, size_t d) {
-    double f = 0;
-    for (size_t r0 = 0; r0 < L; r0 += LOWER_ROWS) {
-        size_t m = L - r0 < LOWER_ROWS ? L - r0 : LOWER_ROWS;
-        f += 2.0 * (double)m * (double)(r0 + m) * (double)d;
-    }
-    return f;
-}
-
 // k̂, q̂, β, the decays b, γ, g of positions [t0, t0+L)
 static void load_chunk(const DeltaSlab *p, Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
@@ -137,7 +113,7 @@ static void solve_u(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, c
         const float *vr = v + (t0 + r) * delta_ld(p), *kr = s->ks + r * d;
         for (size_t j = 0; j < d; j++) zr[j] = br * (vr[j] - gr * kr[j]);
     }
-    gemm_lower(L, d, 1.0f, s->kh, d, s->kh, d, s->kk);  // K̂K̂ᵀ (j < r read)
+    wy_gemm_lower(L, d, 1.0f, s->kh, d, s->kh, d, s->kk);  // K̂K̂ᵀ (j < r read)
     for (size_t r = 0; r < L; r++) {
         float *ar = s->m + r * L;
         const float *mr = s->kk + r * L;
@@ -162,7 +138,7 @@ static void step5_row(size_t d, float br, float gr, const float *restrict vr, co
 // P = (Q̂ K̂ᵀ) ⊙ D (lower triangle, diagonal included)
 static void scores(const DeltaSlab *p, const Scratch *s, size_t L) {
     size_t d = p->dh;
-    gemm_lower(L, d, 1.0f, s->qh, d, s->kh, d, s->p);
+    wy_gemm_lower(L, d, 1.0f, s->qh, d, s->kh, d, s->p);
     for (size_t r = 0; r < L; r++) {
         float *pr = s->p + r * L;
         for (size_t j = 0; j <= r; j++) pr[j] *= dcoef(s, r, j);
@@ -245,7 +221,7 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
         //     dq̂_r += γ_r (dY S_inᵀ)_r (x_r = γ_r q̂_r·(dY S_inᵀ)_r -> db_r);
         //     dS_in += Q̂ᵀ diag(γ) dY
         gemm_serial(1, 0, L, d, L, 1.0f, s.p, L, dyc, ldy, 1.0f, s.du, d);
-        gemm_lower(L, d, 1.0f, dyc, ldy, s.u, d, s.gm);  // j <= r read
+        wy_gemm_lower(L, d, 1.0f, dyc, ldy, s.u, d, s.gm);  // j <= r read
         wy_pairs_db(L, s.p, s.gm, db);  // j < r only: at j = r, D = 1, its db terms cancel
         for (size_t r = 0; r < L; r++) {
             float *gr = s.gm + r * L;
@@ -269,7 +245,7 @@ double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, fl
 
         // (3) (I + A) U = Z:  (I + Aᵀ) dZ = dU by back substitution;  dA_rs = −dz_r·u_s (s < r)
         wy_back_subst(L, d, s.m, s.du, s.dz);
-        gemm_lower(L, d, -1.0f, s.dz, d, s.u, d, s.gm);  // dA (j < r read)
+        wy_gemm_lower(L, d, -1.0f, s.dz, d, s.u, d, s.gm);  // dA (j < r read)
         // (4) A_rs = β_r D_rs M_rs:  dβ_r += Σ_s dA_rs D_rs M_rs = Σ_s dA_rs A_rs / β_r, taken
         //     as dA_rs (D_rs M_rs) from M recomputed; x_rs = dA_rs A_rs -> db_r − db_s;
         //     dM_rs = dA_rs β_r D_rs, M = K̂K̂ᵀ (kept by solve_u): dk̂ += dM K̂ + dMᵀ K̂
@@ -333,7 +309,7 @@ double delta_wy_flops(size_t T, size_t d, size_t chunk, double *fwd) {
     *fwd = 0;
     for (size_t t0 = 0; t0 < T; t0 += chunk) {
         size_t Ln = T - t0 < chunk ? T - t0 : chunk;
-        double L = (double)Ln, solve = L * (L - 1) * dd, low = lower_flops(Ln, d);
+        double L = (double)Ln, solve = L * (L - 1) * dd, low = wy_gemm_lower_flops(Ln, d);
         // forward: K̂S, Q̂S, K̂ᵀU; K̂K̂ᵀ and Q̂K̂ᵀ (lower), PU; the substitution
         double f = 6 * L * d2 + 2 * low + 2 * L * L * dd + solve;
         // backward: the forward's K̂S, K̂K̂ᵀ, Q̂K̂ᵀ and substitution again; K̂dS, UdSᵀ,

@@ -2,6 +2,8 @@
 // chain of its plain loop, with independent chains run side by side.
 #include "wy_kernels.h"
 
+#include "kernels/gemm.h"
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
@@ -237,4 +239,21 @@ void wy_dbeta_rows(size_t L, const float *G, const float *D, const float *M, dou
         for (size_t j = 0; j < r; j++) acc += (double)G[r * L + j] * D[r * L + j] * M[r * L + j];
         out[r] = acc;
     }
+}
+
+void wy_gemm_lower(size_t L, size_t d, float alpha, const float *A, size_t lda, const float *B, size_t ldb,
+                   float *C) {
+    for (size_t r0 = 0; r0 < L; r0 += WY_LOWER_ROWS) {
+        size_t m = L - r0 < WY_LOWER_ROWS ? L - r0 : WY_LOWER_ROWS;
+        gemm_serial(0, 1, m, r0 + m, d, alpha, A + r0 * lda, lda, B, ldb, 0.0f, C + r0 * L, L);
+    }
+}
+
+double wy_gemm_lower_flops(size_t L, size_t d) {
+    double f = 0;
+    for (size_t r0 = 0; r0 < L; r0 += WY_LOWER_ROWS) {
+        size_t m = L - r0 < WY_LOWER_ROWS ? L - r0 : WY_LOWER_ROWS;
+        f += 2.0 * (double)m * (double)(r0 + m) * (double)d;
+    }
+    return f;
 }

@@ -1,6 +1,7 @@
 // wy_kernels.h — the inner loops of the WY/UT delta form (delta_wy.c) that are
 // not matrix products: the two triangular substitutions, the double dot
-// products per row, and the dL/db pair updates.
+// products per row, and the dL/db pair updates; and the one product shape of
+// its own, the lower triangle of A Bᵀ.
 //
 // Each is written so that every value it produces is the same chain of float
 // (or double) operations, in the same order, as the plain loop it replaced —
@@ -39,3 +40,15 @@ void wy_pairs_db(size_t L, const float *P, const float *G, double *db);
 // (the first product exact, the second rounded, then the sum), rows r < L of
 // (L, L) matrices side by side.
 void wy_dbeta_rows(size_t L, const float *G, const float *D, const float *M, double *out);
+
+// C (L, L, row stride L) = alpha · A Bᵀ (A, B: L rows of d, lda and ldb apart)
+// where only C's lower triangle (j <= r) is read: row blocks of
+// WY_LOWER_ROWS stop at the block's last column, so the tiles wholly above the
+// diagonal are not formed (at L = 64 a quarter). Every element it writes is
+// gemm_serial's full product's element bit for bit (gemm.h: one chain per
+// element whatever the product's shape); the rest of C is left as it was.
+enum { WY_LOWER_ROWS = 32 };
+void wy_gemm_lower(size_t L, size_t d, float alpha, const float *A, size_t lda, const float *B, size_t ldb,
+                   float *C);
+// its FLOPs (2 per multiply-add it runs)
+double wy_gemm_lower_flops(size_t L, size_t d);

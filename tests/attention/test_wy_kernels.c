@@ -6,10 +6,12 @@
 // 15, 16, 17, 20, 63, 64, 65, 100, 128, 130); values spread over several
 // decades (so that a changed summation order shows in the last bits), with
 // exact zeros and negative zeros among them. The substitutions' rows past the
-// system and the columns past d stay untouched.
+// system and the columns past d stay untouched. wy_gemm_lower: its lower
+// triangle against gemm_serial's full product, its upper part untouched.
 #include <string.h>
 
 #include "attention/wy_kernels.h"
+#include "kernels/gemm.h"
 #include "test.h"
 #include "util/rng.h"
 
@@ -158,7 +160,36 @@ static void test_pairs_db_and_dbeta(void) {
     }
 }
 
+static void test_gemm_lower(void) {
+    enum { LD = MAXD + 3 };  // rows of A and B further apart than d
+    static float A[(MAXL + 1) * LD], B[(MAXL + 1) * LD], full[(MAXL + 1) * (MAXL + 1)], C[(MAXL + 1) * (MAXL + 1)];
+    static const size_t Ls[] = {1, 2, 7, 8, 9, 31, 32, 33, 63, 64, 65}, ds[] = {1, 3, 16, 17, 64, 130};
+    Rng r;
+    rng_seed(&r, 15);
+    for (size_t li = 0; li < sizeof Ls / sizeof *Ls; li++)
+        for (size_t di = 0; di < sizeof ds / sizeof *ds; di++) {
+            size_t L = Ls[li], d = ds[di];
+            float alpha = li % 2 ? -1.0f : 1.0f;
+            fill(A, L * LD, &r, 1.0), fill(B, L * LD, &r, 1.0);
+            gemm_serial(0, 1, L, L, d, alpha, A, LD, B, LD, 0.0f, full, L);
+            for (size_t i = 0; i < L * L; i++) C[i] = 12345.0f;
+            wy_gemm_lower(L, d, alpha, A, LD, B, LD, C);
+            int ok = 1, formed = 0;
+            for (size_t i = 0; i < L; i++)
+                for (size_t j = 0; j < L; j++) {
+                    if (j <= i) ok &= memcmp(&C[i * L + j], &full[i * L + j], sizeof(float)) == 0;
+                    else if (C[i * L + j] != 12345.0f) formed++;  // a tile that straddles the diagonal
+                }
+            // what it skipped is exactly what its FLOP count leaves out
+            double skipped = 2.0 * d * ((double)L * L - formed - (double)L * (L + 1) / 2);
+            ok &= wy_gemm_lower_flops(L, d) == 2.0 * L * L * d - skipped;
+            CHECK(ok);
+            if (!ok) fprintf(stderr, "    L %zu d %zu\n", L, d);
+        }
+}
+
 int main(void) {
+    TEST(test_gemm_lower);
     TEST(test_forward_subst);
     TEST(test_back_subst);
     TEST(test_dotd_rows);
