@@ -12,7 +12,6 @@
 #include "kernels/vexp.h"
 #include "util/pool.h"
 
-
 // ---- forward ----
 
 typedef struct {

@@ -22,7 +22,7 @@ typedef struct {
     float *C;
     size_t lda, ldb, ldc;
     int bf16;  // gemm_bf16: op(A), op(B) rounded to bf16, products through vdpbf16ps
-    const GemmEpilogue *epi;  // NULL, or run on each tile after its last K block (gemm.h)
+    const GemmEpilogue *epi;  // NULL, or run once on each finished piece of C after its last K block (gemm.h)
 } GemmArgs;
 
 // Runs g's epilogue (if any) on C[i0 .. i0+m)[j0 .. j0+n).

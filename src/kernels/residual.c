@@ -4,7 +4,6 @@
 
 #include "util/pool.h"
 
-
 typedef struct {
     float *out;
     const float *a, *b;
