@@ -95,10 +95,11 @@ static void suite(int bf16) {
     }
     // (M, N, K, split): MC = 192 rows and NC = 512 columns crossed (apart, and
     // both in one product: 203 x 545), KC = 256 crossed twice, edge tiles
-    // everywhere; few rows (B in place); M == 1, N == 1; K == 0. split: the product is over two of gemm's 2 M-FMA tasks,
-    // so at 3 threads its rows (M >= N) or columns are cut between tasks, and a
-    // task's epilogue must address C from its own first row or column (checked:
-    // both products of the case reach the workers).
+    // everywhere; few rows (B in place); M == 1, N == 1; K == 0. split: the
+    // product is over two of gemm's 2 M-FMA tasks, so at 3 threads its rows
+    // (M >= N) or columns are cut between tasks, and a task's epilogue must
+    // address C from its own first row or column (checked: both products of
+    // the case reach the workers).
     static const size_t shp[][4] = {{37, 70, 600, 0},   {203, 45, 300, 0}, {50, 545, 300, 1}, {9, 33, 530, 0},
                                     {1, 40, 600, 0},    {40, 1, 600, 0},   {1, 1, 3, 0},      {13, 20, 0, 0},
                                     {800, 40, 600, 1},  {6000, 1, 1100, 1}, {1, 6000, 1100, 1}, {203, 545, 300, 1}};
