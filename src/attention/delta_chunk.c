@@ -575,11 +575,58 @@ size_t delta_scratch_floats(const DeltaSlab *p) {
 
 void delta_prefetch_rows(const float *x, size_t ld, size_t n, size_t d, int write) {
     if (ld == d) return;  // one contiguous stream: the hardware's job
-    for (size_t r = 0; r < n; r++)
+    for (size_t r = 0; r < n; r++) {
+        // every 16th float and the last: a slice need not start on a line
         for (size_t i = 0; i < d; i += 16) {
             if (write) __builtin_prefetch(x + r * ld + i, 1);
             else __builtin_prefetch(x + r * ld + i, 0);
         }
+        if (write) __builtin_prefetch(x + r * ld + d - 1, 1);
+        else __builtin_prefetch(x + r * ld + d - 1, 0);
+    }
+}
+
+// ---- the chunk ahead (delta_chunk.h: delta_ahead) ----
+
+static size_t chunk_len(const DeltaSlab *p, size_t c) {
+    size_t t0 = c * p->chunk;
+    return p->T - t0 < p->chunk ? p->T - t0 : p->chunk;
+}
+
+DeltaAhead delta_ahead(const DeltaSlab *p, size_t c, int backward) {
+    size_t nch = n_chunks(p);
+    if (!backward && c + 1 < nch) return (DeltaAhead){0, 0, (c + 1) * p->chunk, chunk_len(p, c + 1)};
+    if (backward && c > 0) return (DeltaAhead){0, 0, (c - 1) * p->chunk, chunk_len(p, c - 1)};
+    if (!p->has_next || nch == 0) return (DeltaAhead){0, 0, 0, 0};
+    size_t cn = backward ? nch - 1 : 0;  // the next slab's first chunk in the order it runs them
+    return (DeltaAhead){p->next, p->next_y, cn * p->chunk, chunk_len(p, cn)};
+}
+
+// the lines of one row slice x[0, d): every 16th float and the last (a slice
+// need not start on a line)
+static void prefetch_slice(const float *x, size_t d, int write) {
+    for (size_t i = 0; i < d; i += 16) {
+        if (write) __builtin_prefetch(x + i, 1, 2);
+        else __builtin_prefetch(x + i, 0, 2);
+    }
+    if (write) __builtin_prefetch(x + d - 1, 1, 2);
+    else __builtin_prefetch(x + d - 1, 0, 2);
+}
+
+// Step s of L of the current chunk asks for its rows of the chunk ahead
+// (delta_ahead_rows): of q, k, v (read), then of y (write: forward) or of dy
+// (read) and dq, dk, dv (write: backward, dq non-NULL).
+static void prefetch_ahead(const DeltaSlab *p, const DeltaAhead *A, size_t s, size_t L, const float *q,
+                           const float *k, const float *v, const float *y, float *dq, float *dk, float *dv) {
+    size_t d = p->dh, ld = delta_ld(p), ldy = delta_ldy(p), lo, hi;
+    if (A->L == 0 || ld == d) return;  // nothing ahead, or head-major slabs (one stream)
+    delta_ahead_rows(A->L, s, L, &lo, &hi);
+    for (size_t j = lo; j < hi; j++) {
+        ptrdiff_t o = A->off + (ptrdiff_t)((A->t0 + j) * ld), oy = A->off_y + (ptrdiff_t)((A->t0 + j) * ldy);
+        prefetch_slice(q + o, d, 0), prefetch_slice(k + o, d, 0), prefetch_slice(v + o, d, 0);
+        prefetch_slice(y + oy, d, !dq);
+        if (dq) prefetch_slice(dq + o, d, 1), prefetch_slice(dk + o, d, 1), prefetch_slice(dv + o, d, 1);
+    }
 }
 
 // k̂, q̂, β of positions [t0, t0+L): φ over the chunk at once (element-wise),
@@ -632,8 +679,10 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
         delta_prefetch_rows(y + t0 * ldy, ldy, L, d, 1);
         load_chunk(p, &s, t0, L, q, k, a);
         first_e(d, lam_at(p, t0), S, s.kh, v + t0 * ld, s.e);
+        DeltaAhead ah = delta_ahead(p, c, 0);
         for (size_t r = 0; r < L; r++) {
             size_t t = t0 + r;
+            prefetch_ahead(p, &ah, r, L, q, k, v, y, NULL, NULL, NULL);
             TokenStep ts = {.lam = lam_at(p, t), .beta = s.beta[r], .kh = s.kh + r * d, .e = s.e + r * d,
                             .qh = s.qh + r * d, .y = y + t * ldy};
             if (r + 1 < L)
@@ -731,8 +780,10 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
         float ud[2];
         PassA A = sweep_a(&s, d, L - 1, dy + (t0 + L - 1) * ldy, ud);
         rows_a(d, G, &A);
+        DeltaAhead ah = delta_ahead(p, c, 1);
         for (size_t r = L; r-- > 0;) {
             size_t t = t0 + r, x = (r & 1) * d;
+            prefetch_ahead(p, &ah, L - 1 - r, L, q, k, v, dy, dq, dk, dv);
             const float *kh = s.kh + r * d, *qh = s.qh + r * d, *e = s.e + r * d;
             float beta = s.beta[r], lam = lam_at(p, t), lb = lam * beta;
             float *du = s.du + x, *dqh = s.dqh + x, *dkh = s.dkh + x, *pd = s.pd + r * d;
