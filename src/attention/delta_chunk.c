@@ -737,15 +737,61 @@ static PassA sweep_a(const Scratch *s, size_t d, size_t r, const float *dyt, flo
 }
 
 // dL/dlog λ of position t = t0 + r from pass A's row sums P_i·G_i and pass B's
-// P_i·du, summed in double over i ascending: (Σ P·G − β Σ k̂_i (P du)_i) λ
-static double dloglam_at(size_t d, const float *pg, const float *pd, const float *kh, float beta, float lam) {
-    double dl_a = 0, dl_b = 0;
-    for (size_t i = 0; i < d; i++) {
-        dl_a += pg[i];
-        dl_b += (double)kh[i] * pd[i];
+// P_i·du, summed in double over i ascending: (Σ P·G − β Σ k̂_i (P du)_i) λ.
+// Each position's two sums are chains of d dependent double adds; one after
+// another they cost their latency, so 8 positions' chains run side by side,
+// one lane each: a block of 8 i of the 8 rows is widened to double (and k̂_i
+// (P du)_i multiplied, exact in double: float x float needs 48 bits) and
+// transposed, so that vector j holds element i0 + j of every position, then
+// added in i order. Each lane is the one position's chain, op for op.
+typedef double DVec8 __attribute__((vector_size(8 * sizeof(double))));
+typedef float FVec8 __attribute__((vector_size(8 * sizeof(float))));
+
+// x[0, m) widened, zero past m (m <= 8)
+static inline DVec8 widen8(const float *x, size_t m) {
+    FVec8 f = {0};
+    if (m == 8) memcpy(&f, x, sizeof f);
+    else
+        for (size_t j = 0; j < m; j++) f[j] = x[j];
+    return __builtin_convertvector(f, DVec8);
+}
+
+// a[j][k] <- a[k][j]: pairs, then pairs of pairs, then halves
+static inline void transpose8(DVec8 a[8]) {
+    DVec8 lo[4], hi[4], c[4], e[4];
+    for (size_t k = 0; k < 4; k++) {  // lo: even columns of rows 2k, 2k+1 interleaved; hi: odd
+        lo[k] = SHUF(a[2 * k], a[2 * k + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+        hi[k] = SHUF(a[2 * k], a[2 * k + 1], 1, 9, 3, 11, 5, 13, 7, 15);
     }
-    // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
-    return (dl_a - (double)beta * dl_b) * lam;
+    for (size_t h = 0; h < 2; h++) {  // rows 4h..4h+3: c = columns (0, 4), (2, 6); e = (1, 5), (3, 7)
+        c[2 * h] = SHUF(lo[2 * h], lo[2 * h + 1], 0, 1, 8, 9, 4, 5, 12, 13);
+        c[2 * h + 1] = SHUF(lo[2 * h], lo[2 * h + 1], 2, 3, 10, 11, 6, 7, 14, 15);
+        e[2 * h] = SHUF(hi[2 * h], hi[2 * h + 1], 0, 1, 8, 9, 4, 5, 12, 13);
+        e[2 * h + 1] = SHUF(hi[2 * h], hi[2 * h + 1], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+    a[0] = SHUF(c[0], c[2], 0, 1, 2, 3, 8, 9, 10, 11), a[4] = SHUF(c[0], c[2], 4, 5, 6, 7, 12, 13, 14, 15);
+    a[2] = SHUF(c[1], c[3], 0, 1, 2, 3, 8, 9, 10, 11), a[6] = SHUF(c[1], c[3], 4, 5, 6, 7, 12, 13, 14, 15);
+    a[1] = SHUF(e[0], e[2], 0, 1, 2, 3, 8, 9, 10, 11), a[5] = SHUF(e[0], e[2], 4, 5, 6, 7, 12, 13, 14, 15);
+    a[3] = SHUF(e[1], e[3], 0, 1, 2, 3, 8, 9, 10, 11), a[7] = SHUF(e[1], e[3], 4, 5, 6, 7, 12, 13, 14, 15);
+}
+
+// out[k] = dL/dlog λ of position r0 + k < r0 + n (n <= 8) of chunk t0
+static void dloglam_8(const DeltaSlab *p, const Scratch *s, size_t t0, size_t r0, size_t n, double out[8]) {
+    size_t d = p->dh;
+    DVec8 dl_a = {0}, dl_b = {0};
+    for (size_t i0 = 0; i0 < d; i0 += 8) {
+        size_t m = d - i0 < 8 ? d - i0 : 8;
+        DVec8 pg[8], kp[8];
+        for (size_t k = 0; k < 8; k++) {
+            size_t o = (r0 + (k < n ? k : 0)) * d + i0;  // (lanes past n: a copy of the first, unused)
+            pg[k] = widen8(s->pg + o, m);
+            kp[k] = widen8(s->kh + o, m) * widen8(s->pd + o, m);
+        }
+        transpose8(pg), transpose8(kp);
+        for (size_t j = 0; j < m; j++) dl_a += pg[j], dl_b += kp[j];
+    }
+    for (size_t k = 0; k < n; k++)  // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
+        out[k] = (dl_a[k] - (double)s->beta[r0 + k] * dl_b[k]) * lam_at(p, t0 + r0 + k);
 }
 
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
@@ -805,12 +851,17 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
             delta_features_backward(p, dq + t * ld, dqh, qh, s.sq[r], q + t * ld);
             delta_features_backward(p, dk + t * ld, dkh, kh, s.sk[r], k + t * ld);
         }
-        // dλ after the sweep: its double sums are off the sweep's critical path
-        for (size_t r = L; r-- > 0;) {
-            size_t t = t0 + r;
-            double dll = dloglam_at(d, s.pg + r * d, s.pd + r * d, s.kh + r * d, s.beta[r], lam_at(p, t));
-            dlam += dll;
-            if (dlam_t) dlam_t[t] += (float)dll;
+        // dλ after the sweep (its double sums off the sweep's critical path),
+        // 8 positions at a time, added to dlam in reverse as the sweep ran
+        for (size_t hi = L; hi > 0;) {
+            size_t lo = hi > 8 ? hi - 8 : 0;
+            double dll[8];
+            dloglam_8(p, &s, t0, lo, hi - lo, dll);
+            for (size_t r = hi; r-- > lo;) {
+                dlam += dll[r - lo];
+                if (dlam_t) dlam_t[t0 + r] += (float)dll[r - lo];
+            }
+            hi = lo;
         }
     }
     return dlam;
