@@ -37,6 +37,50 @@ static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk 
 #define LANES 16
 typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
 
+// ---- 8 x 8 blocks: sums of 8 rows side by side ----
+//
+// Where each of 8 rows needs its own chain of sums over its elements (i
+// ascending, as the plain per-row loop), a block of 8 elements of the 8 rows
+// is transposed so that vector j holds element i0 + j of every row; adding the
+// vectors in j order is then each row's chain in its own lane, op for op, and
+// 8 chains cost about what one does. (Used by the normalisations' row sums and
+// the dλ sums.)
+#define SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+typedef float FVec8 __attribute__((vector_size(8 * sizeof(float))));
+typedef double DVec8 __attribute__((vector_size(8 * sizeof(double))));
+
+// x[0, m) (m <= 8), zero past m
+static inline FVec8 load8(const float *x, size_t m) {
+    FVec8 f = {0};
+    if (m == 8) memcpy(&f, x, sizeof f);
+    else
+        for (size_t j = 0; j < m; j++) f[j] = x[j];
+    return f;
+}
+
+// a[j][k] <- a[k][j] (V: FVec8 or DVec8): pairs of rows interleaved, then
+// pairs of pairs, then halves
+#define TRANSPOSE8(V, a)                                                                              \
+    do {                                                                                              \
+        V lo_[4], hi_[4], c_[4], e_[4];                                                               \
+        for (size_t k_ = 0; k_ < 4; k_++) { /* lo_: even columns of rows 2k, 2k+1; hi_: odd */        \
+            lo_[k_] = SHUF(a[2 * k_], a[2 * k_ + 1], 0, 8, 2, 10, 4, 12, 6, 14);                      \
+            hi_[k_] = SHUF(a[2 * k_], a[2 * k_ + 1], 1, 9, 3, 11, 5, 13, 7, 15);                      \
+        }                                                                                             \
+        for (size_t h_ = 0; h_ < 2; h_++) { /* rows 4h..4h+3: c_ columns (0, 4), (2, 6); e_ (1, 5), (3, 7) */ \
+            c_[2 * h_] = SHUF(lo_[2 * h_], lo_[2 * h_ + 1], 0, 1, 8, 9, 4, 5, 12, 13);                \
+            c_[2 * h_ + 1] = SHUF(lo_[2 * h_], lo_[2 * h_ + 1], 2, 3, 10, 11, 6, 7, 14, 15);          \
+            e_[2 * h_] = SHUF(hi_[2 * h_], hi_[2 * h_ + 1], 0, 1, 8, 9, 4, 5, 12, 13);                \
+            e_[2 * h_ + 1] = SHUF(hi_[2 * h_], hi_[2 * h_ + 1], 2, 3, 10, 11, 6, 7, 14, 15);          \
+        }                                                                                             \
+        a[0] = SHUF(c_[0], c_[2], 0, 1, 2, 3, 8, 9, 10, 11), a[4] = SHUF(c_[0], c_[2], 4, 5, 6, 7, 12, 13, 14, 15); \
+        a[2] = SHUF(c_[1], c_[3], 0, 1, 2, 3, 8, 9, 10, 11), a[6] = SHUF(c_[1], c_[3], 4, 5, 6, 7, 12, 13, 14, 15); \
+        a[1] = SHUF(e_[0], e_[2], 0, 1, 2, 3, 8, 9, 10, 11), a[5] = SHUF(e_[0], e_[2], 4, 5, 6, 7, 12, 13, 14, 15); \
+        a[3] = SHUF(e_[1], e_[3], 0, 1, 2, 3, 8, 9, 10, 11), a[7] = SHUF(e_[1], e_[3], 4, 5, 6, 7, 12, 13, 14, 15); \
+    } while (0)
+static inline void transpose8f(FVec8 a[8]) { TRANSPOSE8(FVec8, a); }
+static inline void transpose8d(DVec8 a[8]) { TRANSPOSE8(DVec8, a); }
+
 #if defined(__AVX512F__)
 // tail mask for the n - j0 < 16 remaining floats
 static inline __mmask16 tail_mask(size_t rest) { return (__mmask16)((1u << rest) - 1u); }
@@ -209,14 +253,28 @@ static inline __attribute__((always_inline)) void row_sums(const float *out, siz
     for (size_t c = 0; c < n; c++) s[c] = acc[c];
 }
 
+// row_sums' values for 8 rows, one lane each ("8 x 8 blocks" above)
+_Static_assert(DELTA_FEATURES_MAX == 8, "row_sums8 sums DELTA_FEATURES_MAX rows");
+static inline __attribute__((always_inline)) void row_sums8(const float *out, size_t d, int l2, float *s) {
+    FVec8 acc = {0};
+    for (size_t i0 = 0; i0 < d; i0 += 8) {
+        size_t m = d - i0 < 8 ? d - i0 : 8;
+        FVec8 x[8];
+        for (size_t c = 0; c < 8; c++) x[c] = load8(out + c * d + i0, m);
+        transpose8f(x);
+        for (size_t j = 0; j < m; j++) acc += l2 ? x[j] * x[j] : x[j];
+    }
+    memcpy(s, &acc, sizeof acc);
+}
+
 void delta_normalize_n(const DeltaSlab *p, float *out, size_t n, float *divisors) {
     size_t d = p->dh;
     if (!p->normalize) return;
     float s[DELTA_FEATURES_MAX];
     int l2 = p->key_norm == KEYNORM_L2;
     if (n == DELTA_FEATURES_MAX) {  // the training forms' case: full groups of rows
-        if (l2) row_sums(out, d, DELTA_FEATURES_MAX, 1, s);
-        else row_sums(out, d, DELTA_FEATURES_MAX, 0, s);
+        if (l2) row_sums8(out, d, 1, s);
+        else row_sums8(out, d, 0, s);
     } else {
         row_sums(out, d, n, l2, s);
     }
@@ -395,8 +453,7 @@ static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= 
 // level adds every row's upper half of lanes to its lower half and packs two
 // inputs' halves into one vector.
 // (macros, not functions: gcc notes an ABI change for 64-byte vector arguments
-// without AVX-512 even where every call is inlined)
-#define SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+// without AVX-512 even where every call is inlined; SHUF is defined above)
 // a, b one row each -> lanes 0-7 a's, 8-15 b's
 #define JOIN8(a, b) (SHUF(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) + \
                      SHUF(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31))
@@ -743,38 +800,8 @@ static PassA sweep_a(const Scratch *s, size_t d, size_t r, const float *dyt, flo
 // one lane each: a block of 8 i of the 8 rows is widened to double (and k̂_i
 // (P du)_i multiplied, exact in double: float x float needs 48 bits) and
 // transposed, so that vector j holds element i0 + j of every position, then
-// added in i order. Each lane is the one position's chain, op for op.
-typedef double DVec8 __attribute__((vector_size(8 * sizeof(double))));
-typedef float FVec8 __attribute__((vector_size(8 * sizeof(float))));
-
-// x[0, m) widened, zero past m (m <= 8)
-static inline DVec8 widen8(const float *x, size_t m) {
-    FVec8 f = {0};
-    if (m == 8) memcpy(&f, x, sizeof f);
-    else
-        for (size_t j = 0; j < m; j++) f[j] = x[j];
-    return __builtin_convertvector(f, DVec8);
-}
-
-// a[j][k] <- a[k][j]: pairs, then pairs of pairs, then halves
-static inline void transpose8(DVec8 a[8]) {
-    DVec8 lo[4], hi[4], c[4], e[4];
-    for (size_t k = 0; k < 4; k++) {  // lo: even columns of rows 2k, 2k+1 interleaved; hi: odd
-        lo[k] = SHUF(a[2 * k], a[2 * k + 1], 0, 8, 2, 10, 4, 12, 6, 14);
-        hi[k] = SHUF(a[2 * k], a[2 * k + 1], 1, 9, 3, 11, 5, 13, 7, 15);
-    }
-    for (size_t h = 0; h < 2; h++) {  // rows 4h..4h+3: c = columns (0, 4), (2, 6); e = (1, 5), (3, 7)
-        c[2 * h] = SHUF(lo[2 * h], lo[2 * h + 1], 0, 1, 8, 9, 4, 5, 12, 13);
-        c[2 * h + 1] = SHUF(lo[2 * h], lo[2 * h + 1], 2, 3, 10, 11, 6, 7, 14, 15);
-        e[2 * h] = SHUF(hi[2 * h], hi[2 * h + 1], 0, 1, 8, 9, 4, 5, 12, 13);
-        e[2 * h + 1] = SHUF(hi[2 * h], hi[2 * h + 1], 2, 3, 10, 11, 6, 7, 14, 15);
-    }
-    a[0] = SHUF(c[0], c[2], 0, 1, 2, 3, 8, 9, 10, 11), a[4] = SHUF(c[0], c[2], 4, 5, 6, 7, 12, 13, 14, 15);
-    a[2] = SHUF(c[1], c[3], 0, 1, 2, 3, 8, 9, 10, 11), a[6] = SHUF(c[1], c[3], 4, 5, 6, 7, 12, 13, 14, 15);
-    a[1] = SHUF(e[0], e[2], 0, 1, 2, 3, 8, 9, 10, 11), a[5] = SHUF(e[0], e[2], 4, 5, 6, 7, 12, 13, 14, 15);
-    a[3] = SHUF(e[1], e[3], 0, 1, 2, 3, 8, 9, 10, 11), a[7] = SHUF(e[1], e[3], 4, 5, 6, 7, 12, 13, 14, 15);
-}
-
+// added in i order. Each lane is the one position's chain, op for op
+// (transpose8d, "8 x 8 blocks" above).
 // out[k] = dL/dlog λ of position r0 + k < r0 + n (n <= 8) of chunk t0
 static void dloglam_8(const DeltaSlab *p, const Scratch *s, size_t t0, size_t r0, size_t n, double out[8]) {
     size_t d = p->dh;
@@ -784,10 +811,10 @@ static void dloglam_8(const DeltaSlab *p, const Scratch *s, size_t t0, size_t r0
         DVec8 pg[8], kp[8];
         for (size_t k = 0; k < 8; k++) {
             size_t o = (r0 + (k < n ? k : 0)) * d + i0;  // (lanes past n: a copy of the first, unused)
-            pg[k] = widen8(s->pg + o, m);
-            kp[k] = widen8(s->kh + o, m) * widen8(s->pd + o, m);
+            pg[k] = __builtin_convertvector(load8(s->pg + o, m), DVec8);
+            kp[k] = __builtin_convertvector(load8(s->kh + o, m), DVec8) * __builtin_convertvector(load8(s->pd + o, m), DVec8);
         }
-        transpose8(pg), transpose8(kp);
+        transpose8d(pg), transpose8d(kp);
         for (size_t j = 0; j < m; j++) dl_a += pg[j], dl_b += kp[j];
     }
     for (size_t k = 0; k < n; k++)  // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
