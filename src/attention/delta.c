@@ -123,11 +123,18 @@ static size_t y_at(const Job *J, size_t bh) {
 }
 
 // The slab's parameters; with decay = data also log λ_t (T) into the slab's
-// first T floats (forward and backward compute them by the same code)
-static DeltaSlab slab_setup(const Job *J, size_t bh, float *ws) {
+// first T floats (forward and backward compute them by the same code). The
+// task runs slab bh + 1 next if it is below hi: the kernel asks for its rows
+// ahead (DeltaSlab.has_next).
+static DeltaSlab slab_setup(const Job *J, size_t bh, size_t hi, float *ws) {
     size_t H = (size_t)J->c->heads;
     DeltaSlab p = slab_params(J->c, J->T, J->theta, bh % H);
     p.ld = J->io.ld, p.ldy = J->io.ldy;
+    if (bh + 1 < hi) {
+        p.has_next = 1;
+        p.next = (ptrdiff_t)qkv_at(J, bh + 1) - (ptrdiff_t)qkv_at(J, bh);
+        p.next_y = (ptrdiff_t)y_at(J, bh + 1) - (ptrdiff_t)y_at(J, bh);
+    }
     if (J->theta && J->c->data_decay) {
         const float *g = decay_gate_of(&attn_delta, J->c, J->aux, bh, J->T);
         double th = J->theta[bh % H];
@@ -151,7 +158,7 @@ static void forward_slabs(void *ctx, size_t lo, size_t hi) {
     float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // the range's slabs share one (see above Job)
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
-        DeltaSlab p = slab_setup(J, bh, ws);
+        DeltaSlab p = slab_setup(J, bh, hi, ws);
         size_t o = qkv_at(J, bh);
         double (*fwd)(const DeltaSlab *, float *, float *, float *, const float *, const float *,
                       const float *, const float *) = use_wy(J->c) ? delta_wy_forward : delta_chunk_forward;
@@ -167,7 +174,7 @@ static void backward_slabs(void *ctx, size_t lo, size_t hi) {
     float *scratch = fw_slab(J->work, BH, lo, sf) + saved;  // shared by the range's slabs, as in forward
     for (size_t bh = lo; bh < hi; bh++) {
         float *ws = fw_slab(J->work, BH, bh, sf);
-        DeltaSlab p = slab_setup(J, bh, ws);
+        DeltaSlab p = slab_setup(J, bh, hi, ws);
         float *dll = p.ll || p.lam_t ? ws + gf / 2 : NULL;
         if (dll) memset(dll, 0, T * sizeof(float));
         size_t o = qkv_at(J, bh);

@@ -37,6 +37,50 @@ static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk 
 #define LANES 16
 typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
 
+// ---- 8 x 8 blocks: sums of 8 rows side by side ----
+//
+// Where each of 8 rows needs its own chain of sums over its elements (i
+// ascending, as the plain per-row loop), a block of 8 elements of the 8 rows
+// is transposed so that vector j holds element i0 + j of every row; adding the
+// vectors in j order is then each row's chain in its own lane, op for op, and
+// 8 chains cost about what one does. (Used by the normalisations' row sums and
+// the dλ sums.)
+#define SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+typedef float FVec8 __attribute__((vector_size(8 * sizeof(float))));
+typedef double DVec8 __attribute__((vector_size(8 * sizeof(double))));
+
+// x[0, m) (m <= 8), zero past m
+static inline FVec8 load8(const float *x, size_t m) {
+    FVec8 f = {0};
+    if (m == 8) memcpy(&f, x, sizeof f);
+    else
+        for (size_t j = 0; j < m; j++) f[j] = x[j];
+    return f;
+}
+
+// a[j][k] <- a[k][j] (V: FVec8 or DVec8): pairs of rows interleaved, then
+// pairs of pairs, then halves
+#define TRANSPOSE8(V, a)                                                                              \
+    do {                                                                                              \
+        V lo_[4], hi_[4], c_[4], e_[4];                                                               \
+        for (size_t k_ = 0; k_ < 4; k_++) { /* lo_: even columns of rows 2k, 2k+1; hi_: odd */        \
+            lo_[k_] = SHUF(a[2 * k_], a[2 * k_ + 1], 0, 8, 2, 10, 4, 12, 6, 14);                      \
+            hi_[k_] = SHUF(a[2 * k_], a[2 * k_ + 1], 1, 9, 3, 11, 5, 13, 7, 15);                      \
+        }                                                                                             \
+        for (size_t h_ = 0; h_ < 2; h_++) { /* rows 4h..4h+3: c_ columns (0, 4), (2, 6); e_ (1, 5), (3, 7) */ \
+            c_[2 * h_] = SHUF(lo_[2 * h_], lo_[2 * h_ + 1], 0, 1, 8, 9, 4, 5, 12, 13);                \
+            c_[2 * h_ + 1] = SHUF(lo_[2 * h_], lo_[2 * h_ + 1], 2, 3, 10, 11, 6, 7, 14, 15);          \
+            e_[2 * h_] = SHUF(hi_[2 * h_], hi_[2 * h_ + 1], 0, 1, 8, 9, 4, 5, 12, 13);                \
+            e_[2 * h_ + 1] = SHUF(hi_[2 * h_], hi_[2 * h_ + 1], 2, 3, 10, 11, 6, 7, 14, 15);          \
+        }                                                                                             \
+        a[0] = SHUF(c_[0], c_[2], 0, 1, 2, 3, 8, 9, 10, 11), a[4] = SHUF(c_[0], c_[2], 4, 5, 6, 7, 12, 13, 14, 15); \
+        a[2] = SHUF(c_[1], c_[3], 0, 1, 2, 3, 8, 9, 10, 11), a[6] = SHUF(c_[1], c_[3], 4, 5, 6, 7, 12, 13, 14, 15); \
+        a[1] = SHUF(e_[0], e_[2], 0, 1, 2, 3, 8, 9, 10, 11), a[5] = SHUF(e_[0], e_[2], 4, 5, 6, 7, 12, 13, 14, 15); \
+        a[3] = SHUF(e_[1], e_[3], 0, 1, 2, 3, 8, 9, 10, 11), a[7] = SHUF(e_[1], e_[3], 4, 5, 6, 7, 12, 13, 14, 15); \
+    } while (0)
+static inline void transpose8f(FVec8 a[8]) { TRANSPOSE8(FVec8, a); }
+static inline void transpose8d(DVec8 a[8]) { TRANSPOSE8(DVec8, a); }
+
 #if defined(__AVX512F__)
 // tail mask for the n - j0 < 16 remaining floats
 static inline __mmask16 tail_mask(size_t rest) { return (__mmask16)((1u << rest) - 1u); }
@@ -209,14 +253,28 @@ static inline __attribute__((always_inline)) void row_sums(const float *out, siz
     for (size_t c = 0; c < n; c++) s[c] = acc[c];
 }
 
+// row_sums' values for 8 rows, one lane each ("8 x 8 blocks" above)
+_Static_assert(DELTA_FEATURES_MAX == 8, "row_sums8 sums DELTA_FEATURES_MAX rows");
+static inline __attribute__((always_inline)) void row_sums8(const float *out, size_t d, int l2, float *s) {
+    FVec8 acc = {0};
+    for (size_t i0 = 0; i0 < d; i0 += 8) {
+        size_t m = d - i0 < 8 ? d - i0 : 8;
+        FVec8 x[8];
+        for (size_t c = 0; c < 8; c++) x[c] = load8(out + c * d + i0, m);
+        transpose8f(x);
+        for (size_t j = 0; j < m; j++) acc += l2 ? x[j] * x[j] : x[j];
+    }
+    memcpy(s, &acc, sizeof acc);
+}
+
 void delta_normalize_n(const DeltaSlab *p, float *out, size_t n, float *divisors) {
     size_t d = p->dh;
     if (!p->normalize) return;
     float s[DELTA_FEATURES_MAX];
     int l2 = p->key_norm == KEYNORM_L2;
     if (n == DELTA_FEATURES_MAX) {  // the training forms' case: full groups of rows
-        if (l2) row_sums(out, d, DELTA_FEATURES_MAX, 1, s);
-        else row_sums(out, d, DELTA_FEATURES_MAX, 0, s);
+        if (l2) row_sums8(out, d, 1, s);
+        else row_sums8(out, d, 0, s);
     } else {
         row_sums(out, d, n, l2, s);
     }
@@ -395,8 +453,7 @@ static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= 
 // level adds every row's upper half of lanes to its lower half and packs two
 // inputs' halves into one vector.
 // (macros, not functions: gcc notes an ABI change for 64-byte vector arguments
-// without AVX-512 even where every call is inlined)
-#define SHUF(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)
+// without AVX-512 even where every call is inlined; SHUF is defined above)
 // a, b one row each -> lanes 0-7 a's, 8-15 b's
 #define JOIN8(a, b) (SHUF(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23) + \
                      SHUF(a, b, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31))
@@ -575,11 +632,58 @@ size_t delta_scratch_floats(const DeltaSlab *p) {
 
 void delta_prefetch_rows(const float *x, size_t ld, size_t n, size_t d, int write) {
     if (ld == d) return;  // one contiguous stream: the hardware's job
-    for (size_t r = 0; r < n; r++)
+    for (size_t r = 0; r < n; r++) {
+        // every 16th float and the last: a slice need not start on a line
         for (size_t i = 0; i < d; i += 16) {
             if (write) __builtin_prefetch(x + r * ld + i, 1);
             else __builtin_prefetch(x + r * ld + i, 0);
         }
+        if (write) __builtin_prefetch(x + r * ld + d - 1, 1);
+        else __builtin_prefetch(x + r * ld + d - 1, 0);
+    }
+}
+
+// ---- the chunk ahead (delta_chunk.h: delta_ahead) ----
+
+static size_t chunk_len(const DeltaSlab *p, size_t c) {
+    size_t t0 = c * p->chunk;
+    return p->T - t0 < p->chunk ? p->T - t0 : p->chunk;
+}
+
+DeltaAhead delta_ahead(const DeltaSlab *p, size_t c, int backward) {
+    size_t nch = n_chunks(p);
+    if (!backward && c + 1 < nch) return (DeltaAhead){0, 0, (c + 1) * p->chunk, chunk_len(p, c + 1)};
+    if (backward && c > 0) return (DeltaAhead){0, 0, (c - 1) * p->chunk, chunk_len(p, c - 1)};
+    if (!p->has_next || nch == 0) return (DeltaAhead){0, 0, 0, 0};
+    size_t cn = backward ? nch - 1 : 0;  // the next slab's first chunk in the order it runs them
+    return (DeltaAhead){p->next, p->next_y, cn * p->chunk, chunk_len(p, cn)};
+}
+
+// the lines of one row slice x[0, d): every 16th float and the last (a slice
+// need not start on a line)
+static void prefetch_slice(const float *x, size_t d, int write) {
+    for (size_t i = 0; i < d; i += 16) {
+        if (write) __builtin_prefetch(x + i, 1, 2);
+        else __builtin_prefetch(x + i, 0, 2);
+    }
+    if (write) __builtin_prefetch(x + d - 1, 1, 2);
+    else __builtin_prefetch(x + d - 1, 0, 2);
+}
+
+// Step s of L of the current chunk asks for its rows of the chunk ahead
+// (delta_ahead_rows): of q, k, v (read), then of y (write: forward) or of dy
+// (read) and dq, dk, dv (write: backward, dq non-NULL).
+static void prefetch_ahead(const DeltaSlab *p, const DeltaAhead *A, size_t s, size_t L, const float *q,
+                           const float *k, const float *v, const float *y, float *dq, float *dk, float *dv) {
+    size_t d = p->dh, ld = delta_ld(p), ldy = delta_ldy(p), lo, hi;
+    if (A->L == 0 || ld == d) return;  // nothing ahead, or head-major slabs (one stream)
+    delta_ahead_rows(A->L, s, L, &lo, &hi);
+    for (size_t j = lo; j < hi; j++) {
+        ptrdiff_t o = A->off + (ptrdiff_t)((A->t0 + j) * ld), oy = A->off_y + (ptrdiff_t)((A->t0 + j) * ldy);
+        prefetch_slice(q + o, d, 0), prefetch_slice(k + o, d, 0), prefetch_slice(v + o, d, 0);
+        prefetch_slice(y + oy, d, !dq);
+        if (dq) prefetch_slice(dq + o, d, 1), prefetch_slice(dk + o, d, 1), prefetch_slice(dv + o, d, 1);
+    }
 }
 
 // k̂, q̂, β of positions [t0, t0+L): φ over the chunk at once (element-wise),
@@ -632,8 +736,10 @@ double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *sc
         delta_prefetch_rows(y + t0 * ldy, ldy, L, d, 1);
         load_chunk(p, &s, t0, L, q, k, a);
         first_e(d, lam_at(p, t0), S, s.kh, v + t0 * ld, s.e);
+        DeltaAhead ah = delta_ahead(p, c, 0);
         for (size_t r = 0; r < L; r++) {
             size_t t = t0 + r;
+            prefetch_ahead(p, &ah, r, L, q, k, v, y, NULL, NULL, NULL);
             TokenStep ts = {.lam = lam_at(p, t), .beta = s.beta[r], .kh = s.kh + r * d, .e = s.e + r * d,
                             .qh = s.qh + r * d, .y = y + t * ldy};
             if (r + 1 < L)
@@ -688,15 +794,31 @@ static PassA sweep_a(const Scratch *s, size_t d, size_t r, const float *dyt, flo
 }
 
 // dL/dlog λ of position t = t0 + r from pass A's row sums P_i·G_i and pass B's
-// P_i·du, summed in double over i ascending: (Σ P·G − β Σ k̂_i (P du)_i) λ
-static double dloglam_at(size_t d, const float *pg, const float *pd, const float *kh, float beta, float lam) {
-    double dl_a = 0, dl_b = 0;
-    for (size_t i = 0; i < d; i++) {
-        dl_a += pg[i];
-        dl_b += (double)kh[i] * pd[i];
+// P_i·du, summed in double over i ascending: (Σ P·G − β Σ k̂_i (P du)_i) λ.
+// Each position's two sums are chains of d dependent double adds; one after
+// another they cost their latency, so 8 positions' chains run side by side,
+// one lane each: a block of 8 i of the 8 rows is widened to double (and k̂_i
+// (P du)_i multiplied, exact in double: float x float needs 48 bits) and
+// transposed, so that vector j holds element i0 + j of every position, then
+// added in i order. Each lane is the one position's chain, op for op
+// (transpose8d, "8 x 8 blocks" above).
+// out[k] = dL/dlog λ of position r0 + k < r0 + n (n <= 8) of chunk t0
+static void dloglam_8(const DeltaSlab *p, const Scratch *s, size_t t0, size_t r0, size_t n, double out[8]) {
+    size_t d = p->dh;
+    DVec8 dl_a = {0}, dl_b = {0};
+    for (size_t i0 = 0; i0 < d; i0 += 8) {
+        size_t m = d - i0 < 8 ? d - i0 : 8;
+        DVec8 pg[8], kp[8];
+        for (size_t k = 0; k < 8; k++) {
+            size_t o = (r0 + (k < n ? k : 0)) * d + i0;  // (lanes past n: a copy of the first, unused)
+            pg[k] = __builtin_convertvector(load8(s->pg + o, m), DVec8);
+            kp[k] = __builtin_convertvector(load8(s->kh + o, m), DVec8) * __builtin_convertvector(load8(s->pd + o, m), DVec8);
+        }
+        transpose8d(pg), transpose8d(kp);
+        for (size_t j = 0; j < m; j++) dl_a += pg[j], dl_b += kp[j];
     }
-    // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
-    return (dl_a - (double)beta * dl_b) * lam;
+    for (size_t k = 0; k < n; k++)  // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
+        out[k] = (dl_a[k] - (double)s->beta[r0 + k] * dl_b[k]) * lam_at(p, t0 + r0 + k);
 }
 
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
@@ -731,8 +853,10 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
         float ud[2];
         PassA A = sweep_a(&s, d, L - 1, dy + (t0 + L - 1) * ldy, ud);
         rows_a(d, G, &A);
+        DeltaAhead ah = delta_ahead(p, c, 1);
         for (size_t r = L; r-- > 0;) {
             size_t t = t0 + r, x = (r & 1) * d;
+            prefetch_ahead(p, &ah, L - 1 - r, L, q, k, v, dy, dq, dk, dv);
             const float *kh = s.kh + r * d, *qh = s.qh + r * d, *e = s.e + r * d;
             float beta = s.beta[r], lam = lam_at(p, t), lb = lam * beta;
             float *du = s.du + x, *dqh = s.dqh + x, *dkh = s.dkh + x, *pd = s.pd + r * d;
@@ -754,12 +878,17 @@ double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv,
             delta_features_backward(p, dq + t * ld, dqh, qh, s.sq[r], q + t * ld);
             delta_features_backward(p, dk + t * ld, dkh, kh, s.sk[r], k + t * ld);
         }
-        // dλ after the sweep: its double sums are off the sweep's critical path
-        for (size_t r = L; r-- > 0;) {
-            size_t t = t0 + r;
-            double dll = dloglam_at(d, s.pg + r * d, s.pd + r * d, s.kh + r * d, s.beta[r], lam_at(p, t));
-            dlam += dll;
-            if (dlam_t) dlam_t[t] += (float)dll;
+        // dλ after the sweep (its double sums off the sweep's critical path),
+        // 8 positions at a time, added to dlam in reverse as the sweep ran
+        for (size_t hi = L; hi > 0;) {
+            size_t lo = hi > 8 ? hi - 8 : 0;
+            double dll[8];
+            dloglam_8(p, &s, t0, lo, hi - lo, dll);
+            for (size_t r = hi; r-- > lo;) {
+                dlam += dll[r - lo];
+                if (dlam_t) dlam_t[t0 + r] += (float)dll[r - lo];
+            }
+            hi = lo;
         }
     }
     return dlam;

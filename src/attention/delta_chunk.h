@@ -51,6 +51,10 @@ typedef struct {
     const float *ll;     // (T) log λ_t per position for the WY form, or NULL
     size_t ld, ldy;      // row strides of q, k, v, dq, dk, dv and of y, dy (rows of the
                          // model's projection read in place); 0 = dh (head-major slabs)
+    int has_next;        // 1: the caller runs another slab of this shape next, whose q, k, v
+    ptrdiff_t next;      // (dq, dk, dv) rows start `next` floats after this one's and y (dy)
+    ptrdiff_t next_y;    // rows `next_y` after: the kernels ask for its first rows while they
+                         // work on their last chunk (delta_prefetch_ahead). Where, never what.
 } DeltaSlab;
 
 // the row strides DeltaSlab.ld, ldy mean
@@ -97,6 +101,26 @@ void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const f
 // ask for a chunk's rows at once, ahead of the work that reads them. Nothing
 // for ld == d (one stream).
 void delta_prefetch_rows(const float *x, size_t ld, size_t n, size_t d, int write);
+
+// A chunk's rows are slices of the projection's rows (ld > d): strided reads
+// the hardware prefetchers miss, and in a training step they come from L3 or
+// memory (the other layers ran in between). delta_prefetch_rows asks for them
+// just before they are read, too late for a slab's first reads. So the
+// kernels also ask, spread over the steps of the chunk they work on, for the
+// rows of the chunk they work on next, into L2: forward chunk c + 1, backward
+// c − 1, and past the slab's end the first one the caller's next slab runs
+// (has_next). delta_ahead says which: positions [t0, t0 + L) (L = 0: none),
+// their rows `off` floats from this slab's (q, k, v, dq, dk, dv) and `off_y`
+// from its y (dy) rows; step s of a chunk of L positions asks for rows
+// [lo, hi) of them (delta_ahead_rows: every row once over the L steps).
+typedef struct {
+    ptrdiff_t off, off_y;
+    size_t t0, L;
+} DeltaAhead;
+DeltaAhead delta_ahead(const DeltaSlab *p, size_t c, int backward);
+static inline void delta_ahead_rows(size_t L_ahead, size_t s, size_t L, size_t *lo, size_t *hi) {
+    *lo = s * L_ahead / L, *hi = (s + 1) * L_ahead / L;
+}
 
 // ---- the token-recurrence training form on one slab (the reference of delta_wy.h) ----
 
