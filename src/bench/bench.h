@@ -69,6 +69,13 @@ double bench_median(double *t, int n);
 // runs untimed before every call (warm-up included).
 BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx);
 
+// Two set-ups of one body timed in alternation (A B A B ...), for a ratio of
+// the two: both see the same machine, whatever the load does meanwhile (on a
+// shared machine, minutes apart is a different machine). setup[i] runs untimed
+// before every call of variant i (its warm-up included); out[i] is as
+// bench_time's, each variant reaching o->min_reps and o->min_seconds.
+void bench_time_pair(const BenchOpts *o, BenchFn const setup[2], BenchFn body, void *ctx, BenchTime out[2]);
+
 // A BenchTime in the first slots of a child's out[] (the parent reads them
 // back by these names); a part's own values follow from BENCH_OUT_TIME_N on.
 enum { BENCH_OUT_MEDIAN, BENCH_OUT_MIN, BENCH_OUT_MAX, BENCH_OUT_REPS, BENCH_OUT_CPU, BENCH_OUT_CPU_MEDIAN,

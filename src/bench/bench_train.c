@@ -2,8 +2,13 @@
 // backward, gradient norm, AdamW) for two model sizes and each kind, the
 // GFLOP/s that is (FLOPs from bench_flops.c) and its share of the measured
 // all-threads FMA peak; with several threads, also the thread efficiency
-// (tokens per CPU-second against a 1-thread run of the same step). Printed
-// and written to throughput.csv.
+// (tokens per CPU-second against the same step on one thread). Printed and
+// written to throughput.csv.
+//
+// The one-thread steps alternate with the all-threads ones in the same
+// process (pool_limit): a ratio of two runs minutes apart on a shared machine
+// reads the machine's change as much as the threads' cost (the same binary's
+// thr eff read 77-93 % that way on the development machine).
 //
 // The batch is random tokens, drawn once: a step's cost does not depend on the
 // token values, and leaving the data loader out measures the model alone.
@@ -25,7 +30,7 @@ const BenchSize BENCH_SIZES[BENCH_N_SIZES] = {
 
 enum { OUT_MEDIAN = BENCH_OUT_MEDIAN, OUT_MIN = BENCH_OUT_MIN, OUT_MAX = BENCH_OUT_MAX, OUT_REPS = BENCH_OUT_REPS,
        OUT_CPU = BENCH_OUT_CPU, OUT_CPU_MEDIAN = BENCH_OUT_CPU_MEDIAN, OUT_DENSE = BENCH_OUT_TIME_N, OUT_ATTN,
-       OUT_PARAMS, OUT_ALLOC };
+       OUT_PARAMS, OUT_ALLOC, OUT_CPU_MEDIAN_1 };  // OUT_CPU_MEDIAN_1: the one-thread steps' (0: none)
 
 void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind, Precision p) {
     memset(x, 0, sizeof *x);
@@ -75,6 +80,16 @@ static void train_step(void *ctx) {
     adamw_step(&x->opt, &x->m, x->c.lr, ++x->t, norm);
 }
 
+static void use_all_threads(void *ctx) {
+    (void)ctx;
+    pool_limit(0);
+}
+
+static void use_one_thread(void *ctx) {
+    (void)ctx;
+    pool_limit(1);
+}
+
 static int train_child(void *ctx, double *out) {
     const BenchSizeJob *j = ctx;
     pool_init(j->o->threads);
@@ -82,9 +97,18 @@ static int train_child(void *ctx, double *out) {
     bench_trainer_init(&x, &j->size, j->kind, j->precision);
     BenchOpts o = *j->o;
     o.min_reps = o.train_min_reps;
-    BenchTime t = bench_time(&o, NULL, train_step, &x);
+    BenchTime t[2];
+    if (pool_threads() > 1) {
+        BenchFn const setup[2] = {use_all_threads, use_one_thread};
+        bench_time_pair(&o, setup, train_step, &x, t);
+        out[OUT_CPU_MEDIAN_1] = t[1].cpu_median;
+        pool_limit(0);
+    } else {
+        t[0] = bench_time(&o, NULL, train_step, &x);
+        out[OUT_CPU_MEDIAN_1] = 0;
+    }
     BenchFlops f = bench_flops_per_token(&x.m, (size_t)j->size.block_size);
-    bench_time_store(&t, out);
+    bench_time_store(&t[0], out);
     out[OUT_DENSE] = f.dense;
     out[OUT_ATTN] = f.attention;
     out[OUT_PARAMS] = (double)x.m.n_weights;
@@ -118,14 +142,8 @@ static int train_row(const BenchOpts *o, BenchSizeJob j, const char *label, int 
     char rss[32];
     format_bytes(rss, sizeof rss, r.peak_rss);
     // the same step on one thread: tokens per CPU-second should not fall with more threads
-    double per_cpu = tokens / v[OUT_CPU_MEDIAN], per_cpu_1 = NAN;
-    if (o->threads > 1) {
-        BenchOpts one = *o;
-        one.threads = 1;
-        BenchSizeJob j1 = {.o = &one, .kind = j.kind, .size = *s, .precision = j.precision};
-        BenchResult r1;
-        if (!bench_in_child(train_child, &j1, &r1)) per_cpu_1 = tokens / r1.out[OUT_CPU_MEDIAN];
-    }
+    double per_cpu = tokens / v[OUT_CPU_MEDIAN];
+    double per_cpu_1 = v[OUT_CPU_MEDIAN_1] > 0 ? tokens / v[OUT_CPU_MEDIAN_1] : NAN;
     char eff[16] = "";
     if (!isnan(per_cpu_1)) snprintf(eff, sizeof eff, "%.0f%%", 100.0 * per_cpu / per_cpu_1);
     // a kind whose attention FLOPs bench_flops.c does not model gets "n/a", not a guess
@@ -168,8 +186,8 @@ int bench_part_train(const BenchOpts *o) {
            "  threads reach while they run (load-independent; idle waiting is not counted).\n"
            "  %s\n\n",
            o->threads, o->peak_all,
-           o->threads > 1 ? "thr eff: tokens per CPU-second at these threads / the same at 1 thread (measured\n"
-                            "  again at 1 thread): what the extra threads cost in CPU time (load-independent)"
+           o->threads > 1 ? "thr eff: tokens per CPU-second at these threads / the same at 1 thread (1-thread steps\n"
+                            "  alternate with these, same process): what the extra threads cost in CPU time"
                           : "");
     if (o->precisions & 1 << PRECISION_BF16)
         printf("  bf16 rows: [train] precision = bf16, the same FLOPs counted; %% peak and %% busy stay against the\n"

@@ -44,30 +44,73 @@ double bench_median(double *t, int n) {
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
+// Timed calls of one variant, and what bench_time makes of them.
+typedef struct {
+    double *t, *c;  // wall and CPU seconds per call
+    int n;
+    double total, cpu;  // their sums
+} Timings;
+
+static void timings_init(Timings *x, int cap) {
+    x->t = xcalloc((size_t)cap, sizeof(double));
+    x->c = xcalloc((size_t)cap, sizeof(double));
+    x->n = 0;
+    x->total = x->cpu = 0;
+}
+
+static int timings_want_more(const BenchOpts *o, const Timings *x, int cap) {
+    return x->n < cap && (x->n < o->min_reps || x->total < o->min_seconds);
+}
+
+static void timed_call(Timings *x, BenchFn setup, BenchFn body, void *ctx) {
+    if (setup) setup(ctx);
+    double c0 = bench_cpu_now(), t0 = bench_now();
+    body(ctx);
+    x->t[x->n] = bench_now() - t0;
+    x->c[x->n] = bench_cpu_now() - c0;
+    x->cpu += x->c[x->n];
+    x->total += x->t[x->n++];
+}
+
+// frees x; `threads`: pool_threads_used() at the time of the calls
+static BenchTime timings_result(Timings *x, int threads) {
+    // (initialisers are not sequenced: sort first, then read the extremes)
+    double med = bench_median(x->t, x->n), cpu_med = bench_median(x->c, x->n);
+    BenchTime r = {.median = med, .min = x->t[0], .max = x->t[x->n - 1], .reps = x->n, .cpu_median = cpu_med,
+                   .cpu_share = x->cpu / (x->total * (double)threads)};
+    free(x->t);
+    free(x->c);
+    return r;
+}
+
 BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx) {
     int cap = o->max_reps > 0 ? o->max_reps : 1;
-    double *t = xcalloc((size_t)cap, sizeof(double)), *c = xcalloc((size_t)cap, sizeof(double));
+    Timings x;
+    timings_init(&x, cap);
     // warm-up: first touch of every buffer, caches, the pool's threads waking
     if (setup) setup(ctx);
     body(ctx);
-    int n = 0;
-    double total = 0, cpu = 0;
-    while (n < cap && (n < o->min_reps || total < o->min_seconds)) {
-        if (setup) setup(ctx);
-        double c0 = bench_cpu_now(), t0 = bench_now();
+    while (timings_want_more(o, &x, cap)) timed_call(&x, setup, body, ctx);
+    return timings_result(&x, pool_threads_used());
+}
+
+void bench_time_pair(const BenchOpts *o, BenchFn const setup[2], BenchFn body, void *ctx, BenchTime out[2]) {
+    int cap = o->max_reps > 0 ? o->max_reps : 1;
+    Timings x[2];
+    int threads[2];
+    for (int v = 0; v < 2; v++) {
+        timings_init(&x[v], cap);
+        if (setup[v]) setup[v](ctx);  // warm-up, each variant
+        threads[v] = pool_threads_used();
         body(ctx);
-        t[n] = bench_now() - t0;
-        c[n] = bench_cpu_now() - c0;
-        cpu += c[n];
-        total += t[n++];
     }
-    // (initialisers are not sequenced: sort first, then read the extremes)
-    double med = bench_median(t, n), cpu_med = bench_median(c, n);
-    BenchTime r = {.median = med, .min = t[0], .max = t[n - 1], .reps = n, .cpu_median = cpu_med,
-                   .cpu_share = cpu / (total * (double)pool_threads())};
-    free(t);
-    free(c);
-    return r;
+    // in lockstep (equal counts), so neither is past cap while the other wants more
+    while (timings_want_more(o, &x[0], cap) || timings_want_more(o, &x[1], cap))
+        for (int v = 0; v < 2; v++) {
+            timed_call(&x[v], setup[v], body, ctx);
+            threads[v] = pool_threads_used();
+        }
+    for (int v = 0; v < 2; v++) out[v] = timings_result(&x[v], threads[v]);
 }
 
 void bench_time_store(const BenchTime *t, double *out) {

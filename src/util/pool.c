@@ -18,6 +18,7 @@
 
 static struct {
     int n;                 // total threads including the caller
+    int limit;             // pool_limit's cap on the threads a job uses (0: none)
     pthread_t tid[POOL_MAX];
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
@@ -111,6 +112,7 @@ void pool_init(int threads) {
         threads = c > 0 ? (int)c : 1;
     }
     if (threads > POOL_MAX) threads = POOL_MAX;
+    P.limit = 0;
     if (threads == P.n) return;
     pool_shutdown();
     // New workers start with seen = 0: reset the generation so none of them
@@ -127,15 +129,20 @@ void pool_init(int threads) {
 
 int pool_threads(void) { return P.n; }
 
+void pool_limit(int threads) { P.limit = threads > 0 ? threads : 0; }
+
+int pool_threads_used(void) { return P.limit && P.limit < P.n ? P.limit : P.n; }
+
 void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx) {
     if (n == 0) return;
     if (grain == 0) grain = 1;
     size_t max_tasks = n / grain;  // each task at least `grain` items
-    if (P.n <= 1 || in_task || max_tasks <= 1) {
+    int usable = pool_threads_used();
+    if (usable <= 1 || in_task || max_tasks <= 1) {
         fn(ctx, 0, n);
         return;
     }
-    int tasks = max_tasks < (size_t)P.n ? (int)max_tasks : P.n;
+    int tasks = max_tasks < (size_t)usable ? (int)max_tasks : usable;
     pthread_mutex_lock(&P.mu);
     P.fn = fn;
     P.ctx = ctx;

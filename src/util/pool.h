@@ -16,6 +16,16 @@ void pool_init(int threads);
 void pool_shutdown(void);
 int pool_threads(void);
 
+// Until called again (or pool_init), parallel_for uses at most `threads`
+// threads, the caller included (0: all of the pool's). The workers stay up and the ones left out
+// stay asleep, so a measurement can alternate thread counts step by step in
+// one process (bench part train's thread efficiency) at no cost: resizing the
+// pool instead would start new threads, whose first products allocate their
+// packing buffers inside the timed step.
+void pool_limit(int threads);
+// The threads a parallel_for can use now: pool_threads(), or pool_limit's cap if lower.
+int pool_threads_used(void);
+
 // Splits [0, n) into contiguous ranges (at most one per thread, each at least
 // `grain` items, so n < 2 grain runs on the caller alone) and runs them;
 // returns when all are done. The calling thread takes a share. Nested calls

@@ -203,8 +203,6 @@ static void test_profile_part(void) {
     free(csv);
 }
 
-// Each mistake is refused (exit 2, naming bench) before anything is written:
-// every command is given --out, and that folder must not appear.
 // The CSV line of `kind` in a file whose rows start "kind," after `lead`
 // (e.g. "baby,"), or NULL.
 static const char *row_of(const char *csv, const char *lead, const char *kind) {
@@ -272,6 +270,38 @@ static void test_every_part_every_kind(void) {
     }
 }
 
+// Part "train" at 2 threads: the row carries tokens per CPU-second at 2 threads
+// and on 1 (the 1-thread steps alternate with the others in the same child) and
+// their ratio, the thread efficiency; at 1 thread there is nothing to compare.
+static void test_train_thread_efficiency(void) {
+    const char *threads[] = {"2", "1"};
+    for (int t = 0; t < 2; t++) {
+        char out[512], p[600];
+        tpath(out, sizeof out, t ? "bench_train1" : "bench_train2");
+        char *argv[] = {"bench", "--quick", "--part", "train", "--kinds", "linear", "--sizes", "baby", "--threads",
+                        (char *)threads[t], "--out", out, NULL};
+        int rc = run_lmtrain(argv);
+        CHECK(rc == 0);
+        if (rc) fprintf(stderr, "%s\n", e2e_out);
+        snprintf(p, sizeof p, "%s/throughput.csv", out);
+        char *csv = read_all(p, NULL);
+        const char *r = row_of(csv, "baby,", "linear");
+        CHECK(r != NULL);
+        if (!r) {
+            free(csv);
+            continue;
+        }
+        double per_cpu = csv_field(r, 23), per_cpu_1 = csv_field(r, 24), eff = csv_field(r, 25);
+        CHECK(per_cpu > 0);
+        if (t == 0) CHECK(per_cpu_1 > 0 && fabs(eff - per_cpu / per_cpu_1) <= 1e-3 * eff);
+        else CHECK(isnan(per_cpu_1) && isnan(eff));
+        CHECK((strstr(e2e_out, "thr eff") != NULL) == (t == 0));
+        free(csv);
+    }
+}
+
+// Each mistake is refused (exit 2, naming bench) before anything is written:
+// every command is given --out, and that folder must not appear.
 static void test_usage_errors(void) {
     char out[512];
     tpath(out, sizeof out, "bench_bad");
@@ -302,6 +332,7 @@ int main(void) {
     TEST(test_generate_int8_skipped_without_vnni);
     TEST(test_profile_part);
     TEST(test_every_part_every_kind);
+    TEST(test_train_thread_efficiency);
     TEST(test_usage_errors);
     e2e_teardown();
     return test_summary();

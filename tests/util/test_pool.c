@@ -114,10 +114,36 @@ static void test_dispatch_count(void) {
     pool_init(1);
 }
 
+// pool_limit caps the threads a parallel_for uses (the caller included)
+// without stopping the workers; 0 lifts it, and pool_init clears it. The
+// ranges stay the even split over the threads in use.
+static void test_limit(void) {
+    pool_init(3);
+    const int limits[] = {1, 2, 3, 4, 0};
+    const int used[] = {1, 2, 3, 3, 3};
+    for (int i = 0; i < 5; i++) {
+        pool_limit(limits[i]);
+        CHECK(pool_threads() == 3 && pool_threads_used() == used[i]);
+        Ranges r = {pthread_self(), 0, 0, (size_t)-1};
+        parallel_for(99, 1, note_range, &r);
+        CHECK(r.n_ranges == used[i] && r.shortest == 99 / (size_t)used[i]);
+        CHECK(used[i] == 1 ? r.off_caller == 0 : r.off_caller == used[i] - 1);
+    }
+    pool_limit(1);
+    pool_init(2);  // a new size: no cap left over
+    CHECK(pool_threads_used() == 2);
+    pool_limit(1);
+    pool_init(2);  // the same size: cleared too
+    CHECK(pool_threads_used() == 2);
+    pool_init(1);
+    CHECK(pool_threads_used() == 1);
+}
+
 int main(void) {
     TEST(test_every_item_once);
     TEST(test_tasks_at_least_grain);
     TEST(test_grain_bytes);
     TEST(test_dispatch_count);
+    TEST(test_limit);
     return test_summary();
 }
