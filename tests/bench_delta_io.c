@@ -16,39 +16,14 @@
 // over reps), the best round, and a hash of y and every gradient: the same
 // inputs every time, so two builds of the same numerics print the same hash.
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "attention/attention.h"
-#include "util/rng.h"
+#include "bench_io.h"
 
 extern const AttnKind attn_delta;
-
-static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static float *normals(Rng *r, size_t n, float scale) {
-    float *x = malloc(n * sizeof(float));
-    if (!x) exit(1);
-    for (size_t i = 0; i < n; i++) x[i] = scale * rng_normal(r);
-    return x;
-}
-
-static uint64_t hash(uint64_t h, const float *x, size_t n) {  // FNV-1a over the bytes
-    const unsigned char *b = (const unsigned char *)x;
-    for (size_t i = 0; i < n * sizeof(float); i++) h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
-static size_t arg(int argc, char **argv, int i, size_t dflt) {
-    return argc > i ? (size_t)strtoul(argv[i], NULL, 10) : dflt;
-}
 
 int main(int argc, char **argv) {
     size_t reps = arg(argc, argv, 1, 200), rounds = arg(argc, argv, 2, 5), B = arg(argc, argv, 3, 12);

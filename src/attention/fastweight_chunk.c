@@ -6,13 +6,17 @@
 // λ, or exps of differences of cumulative log-decays for a λ per position; the
 // gradient is collected as dL/db_r and turned into dL/dlog λ at the end.
 // All chunk products go through gemm_serial: the caller already runs one slab
-// per task, so the products themselves stay single-threaded.
+// per task, so the products themselves stay single-threaded. Those with the
+// causal mask form only its lower triangle (wy_gemm_lower) or skip the zeros
+// above it (fastweight_tri.h), each element the full product's value.
 #include "fastweight_chunk.h"
 
 #include <math.h>
 #include <string.h>
 
+#include "attention/fastweight_tri.h"
 #include "attention/feature_map.h"
+#include "attention/wy_kernels.h"
 #include "kernels/gemm.h"
 #include "kernels/vexp.h"
 
@@ -210,14 +214,23 @@ static void gemm_w(const FwSlab *p, int transA, size_t M, size_t K, const float 
     gemm_serial(transA, 0, M, 1, K, 1.0f, A, lda, B + d, w, beta, C + d, w);
 }
 
-// C (M, w) = op(A) Ṽ + beta C, Ṽ = [v | 1] (K, w) with v's rows ld apart
-// where they lie: the same two products as gemm_w, the last column's B
-// being the ones
-static void gemm_v(const FwSlab *p, const Scratch *s, int transA, size_t M, size_t K, const float *A,
-                   size_t lda, const float *v, float beta, float *C) {
+// C (d, w) = Aᵀ Ṽ + beta C for A (L, d), Ṽ = [v | 1] (L, w) with v's rows
+// ld apart where they lie: the same two products as gemm_w, the last
+// column's B being the ones
+static void gemm_v_t(const FwSlab *p, const Scratch *s, size_t L, const float *A, const float *v, float beta,
+                     float *C) {
     size_t d = p->dh, w = width(p);
-    gemm_serial(transA, 0, M, d, K, 1.0f, A, lda, v, p->ld, beta, C, w);
-    if (p->normalize) gemm_serial(transA, 0, M, 1, K, 1.0f, A, lda, s->ones, 1, beta, C + d, w);
+    gemm_serial(1, 0, d, d, L, 1.0f, A, d, v, p->ld, beta, C, w);
+    if (p->normalize) gemm_serial(1, 0, d, 1, L, 1.0f, A, d, s->ones, 1, beta, C + d, w);
+}
+
+// C (L, w) = M Ṽ + beta C for the masked M (L, L): gemm_v_t's two products
+// with M's zeros above the diagonal skipped (fastweight_tri.h)
+static void tri_v(const FwSlab *p, const Scratch *s, size_t L, const float *M, const float *v, float beta,
+                  float *C) {
+    size_t d = p->dh, w = width(p);
+    fw_tri_mul(L, d, M, v, p->ld, beta, C, w);
+    if (p->normalize) fw_tri_mul(L, 1, M, s->ones, 1, beta, C + d, w);
 }
 
 // ---- forward ----
@@ -245,8 +258,8 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         const float *vc = v + t0 * p->ld;  // the chunk's v, (L, d) rows ld apart
         float es = chunk_decay(p, &s, t0, L);
 
-        // intra-chunk scores: A = (Φq Φkᵀ) ⊙ D          // (L, L)
-        gemm_serial(0, 1, L, L, d, 1.0f, s.phq, d, s.phk, d, 0.0f, s.a, L);
+        // intra-chunk scores: A = (Φq Φkᵀ) ⊙ D          // (L, L), formed where j <= r
+        wy_gemm_lower(L, d, 1.0f, s.phq, d, s.phk, d, s.a);
         for (size_t r = 0; r < L; r++) {
             float *ar = s.a + r * L;
             if (!unit) {
@@ -263,7 +276,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
             for (size_t r = 0; r < L && !unit; r++)
                 for (size_t j = 0; j < w; j++) s.nt[r * w + j] *= s.eq[r];
         }
-        gemm_v(p, &s, 0, L, L, s.a, L, vc, zero_state ? 0.0f : 1.0f, s.nt);
+        tri_v(p, &s, L, s.a, vc, zero_state ? 0.0f : 1.0f, s.nt);
 
         for (size_t r = 0; r < L; r++) {
             const float *nr = s.nt + r * w;
@@ -280,7 +293,7 @@ double fw_chunk_forward(const FwSlab *p, float *y, float *saved, float *scratch,
         // S̃ ← λ^L S̃ + Φkᵀ diag(λ^(L-1-s)) Ṽ   (rows of Φk scaled in place)
         for (size_t j = 0; j < L && !unit; j++)
             for (size_t i = 0; i < d; i++) s.phk[j * d + i] *= s.ek[j];
-        gemm_v(p, &s, 1, d, L, s.phk, d, vc, es, s.st);
+        gemm_v_t(p, &s, L, s.phk, vc, es, s.st);
     }
 
     double ss = 0;
@@ -383,11 +396,12 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
         // d(Φq Φkᵀ) = G ⊙ D, and x_rs = D_rs (Φq Φkᵀ)_rs G_rs goes to db_r − db_s
         // G's last term, dden_r · 1 (normalize), is added to the product over v
         // below (see the note above fw_chunk_backward)
-        gemm_serial(0, 1, L, L, d, 1.0f, s.phq, d, s.phk, d, 0.0f, s.a, L);
+        // (A and G are formed only where j <= r: the loop below reads no more)
+        wy_gemm_lower(L, d, 1.0f, s.phq, d, s.phk, d, s.a);
         if (s.vt)
-            gemm_serial(0, 1, L, L, w, 1.0f, s.nt, w, s.vt, w, 0.0f, s.g, L);
+            wy_gemm_lower(L, w, 1.0f, s.nt, w, s.vt, w, s.g);
         else
-            gemm_serial(0, 1, L, L, d, 1.0f, s.nt, w, vc, p->ld, 0.0f, s.g, L);
+            wy_gemm_lower(L, d, 1.0f, s.nt, w, vc, p->ld, s.g);
         for (size_t r = 0; r < L; r++) {
             float *ar = s.a + r * L, *gr = s.g + r * L;
             if (p->normalize && !s.vt)
@@ -411,7 +425,7 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
                 for (size_t i = 0; i < d && !unit; i++) xr[i] *= s.eq[r];
             }
         }
-        gemm_serial(0, 0, L, d, L, 1.0f, s.g, L, s.phk, d, zero_state ? 0.0f : 1.0f, s.dphq, d);  // + (G⊙D) Φk
+        fw_tri_mul(L, d, s.g, s.phk, d, zero_state ? 0.0f : 1.0f, s.dphq, d);  // + (G⊙D) Φk
 
         // S̃' = ... + Φkᵀ diag(exp(b_{L-1} − b_s)) Ṽ:  dΦk_s = ek_s (Ṽ dS̃'ᵀ)_s,
         //   x_s = ek_s φk_s · (Ṽ dS̃'ᵀ)_s goes to db_{L-1} − db_s
@@ -432,7 +446,7 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
                 for (size_t i = 0; i < d && !unit; i++) zr[i] *= s.ek[j];
             }
         }
-        gemm_serial(1, 0, L, d, L, 1.0f, s.g, L, s.phq, d, zero_dst ? 0.0f : 1.0f, s.dphk, d);  // + (G⊙D)ᵀ Φq
+        fw_tri_mul_t(L, d, s.g, s.phq, d, zero_dst ? 0.0f : 1.0f, s.dphk, d);  // + (G⊙D)ᵀ Φq
 
         // dṼ_s = λ^(L-1-s) (Φk dS̃')_s + ((Φq Φkᵀ ⊙ D)ᵀ dÑ)_s, its first d
         // columns (dv; the ones column's gradient goes nowhere)
@@ -441,7 +455,7 @@ double fw_chunk_backward(const FwSlab *p, float *dq, float *dk, float *dv, float
             for (size_t j = 0; j < L && !unit; j++)
                 for (size_t i = 0; i < d; i++) s.dvt[j * d + i] *= s.ek[j];
         }
-        gemm_serial(1, 0, L, d, L, 1.0f, s.a, L, s.nt, w, zero_dst ? 0.0f : 1.0f, s.dvt, d);
+        fw_tri_mul_t(L, d, s.a, s.nt, w, zero_dst ? 0.0f : 1.0f, s.dvt, d);
 
         // S̃' = exp(b_{L-1}) S̃ + ...:  db_{L-1} += exp(b_{L-1}) <S̃, dS̃'>;
         // dS̃ = exp(b_{L-1}) dS̃' + Φqᵀ diag(exp b_r) dÑ   (rows of dÑ scaled in place, last use)

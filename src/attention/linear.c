@@ -13,9 +13,11 @@
 #include "attention/attention.h"
 #include "attention/decay.h"
 #include "attention/fastweight_chunk.h"
+#include "attention/fastweight_tri.h"
 #include "attention/fastweight_work.h"
 #include "attention/feature_map.h"
 #include "attention/value_weights.h"
+#include "attention/wy_kernels.h"
 #include "util/pool.h"
 
 extern const AttnKind attn_linear_decay;  // (its aux layout, for decay.h)
@@ -297,15 +299,20 @@ static void linear_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
 // The chunkwise form (fastweight_chunk.c) per slab, chunk by chunk of L
 // positions, with d = dh and w = d + 1 when normalize (the normaliser rides
 // along as one more value column), else w = d:
-//   forward   A = Φq Φkᵀ          2·L·L·d
-//             Φq S̃                2·L·d·w       (read-out of the carried state)
-//             A Ṽ                 2·L·L·w       (intra-chunk; the mask zeroes half of
-//                                               A but the product runs over all of it)
-//             S̃ += Φkᵀ Ṽ          2·d·w·L       (state write)
-//   backward  A again, G = dÑ Ṽᵀ, G Φk, Gᵀ Φq, Aᵀ dÑ      2·L·L·5d
+//   forward   A = Φq Φkᵀ          lower(L, d)     (its lower triangle: row blocks
+//                                                 of WY_LOWER_ROWS, wy_kernels.h)
+//             Φq S̃                2·L·d·w         (read-out of the carried state)
+//             A Ṽ                 tri(L, w)       (intra-chunk: row blocks of
+//                                                 FW_TRI_ROWS skip the mask's zeros,
+//                                                 fastweight_tri.h)
+//             S̃ += Φkᵀ Ṽ          2·d·w·L         (state write)
+//   backward  A again, G = dÑ Ṽᵀ                  lower(L, d) + lower(L, d or w)
 //               (G's product runs over v, K = d, its ones column an add
-//               afterwards; of Aᵀ dÑ only the d columns of dv are formed)
-//             dÑ S̃ᵀ, Φqᵀ dÑ                           2 x 2·L·d·w
+//               afterwards; over the formed [v | 1], K = w, where
+//               !fw_ones_split_exact(d))
+//             G Φk, Gᵀ Φq, Aᵀ dÑ                  3 tri(L, d) (of Aᵀ dÑ only
+//                                                 the d columns of dv are formed)
+//             dÑ S̃ᵀ, Φqᵀ dÑ                       2 x 2·L·d·w
 //             Ṽ dS̃ᵀ (over v; ones column an add), Φk dS̃ (d columns)   2 x 2·L·d·d
 // except the products with a zero operand, which are skipped
 // (fastweight_chunk.c): in the first chunk Φq S̃ and dÑ S̃ᵀ (S̃ = S0 = 0
@@ -313,19 +320,24 @@ static void linear_state_layout(const AttnConfig *c, AttnStateLayout *lay) {
 // last chunk Ṽ dS̃ᵀ and Φk dS̃ (the final state feeds nothing). Only the
 // products are counted: the adds of the ones columns (L(L+1)/2 and L·d a
 // chunk) are element-wise work like the decay's scaling, outside the count.
-// Per token (full chunks, w ≈ d, H·d = C, many chunks) that is 4·c·C +
-// 4·dh·C forward and 10·c·C + 8·dh·C backward: 14·c·C + 12·dh·C per
-// layer, c = chunk. The decay only scales rows (O(L·w)), so linear and
-// linear_decay count the same.
+// Per token (full chunks, w ≈ d, H·d = C, many chunks) that is at most 4·c·C +
+// 4·dh·C forward and 10·c·C + 8·dh·C backward, the full products' count; at
+// c = 64 the masked products run 9/16 of theirs and the lower triangles 3/4.
+// The decay only scales rows
+// (O(L·w)), so linear and linear_decay count the same.
 static double linear_flops(const AttnConfig *c, size_t T, double *fwd_total) {
-    double d = (double)c->dh, w = d + (c->normalize ? 1 : 0), total = 0;
-    size_t chunk = attn_chunk_length(c, T);
+    size_t dh = (size_t)c->dh, chunk = attn_chunk_length(c, T), wg = dh;
+    double d = (double)dh, w = d + (c->normalize ? 1 : 0), total = 0;
+    if (c->normalize && !fw_ones_split_exact(dh)) wg = dh + 1;  // G over the formed [v | 1]
     *fwd_total = 0;
     for (size_t t0 = 0; t0 < T; t0 += chunk) {
-        double L = (double)(T - t0 < chunk ? T - t0 : chunk), ldw = 2 * L * d * w, ldd = 2 * L * d * d;
+        size_t Lz = T - t0 < chunk ? T - t0 : chunk;
+        double L = (double)Lz, ldw = 2 * L * d * w, ldd = 2 * L * d * d;
         int first = t0 == 0, last = t0 + chunk >= T, zero_state = first && !c->state_identity;
-        double fwd = 2 * L * L * d + (zero_state ? 0 : ldw) + 2 * L * L * w + ldw;
-        double bwd = 2 * L * L * 5 * d + (zero_state ? 0 : ldw) + (last ? 0 : 2 * ldd) + (first ? 0 : ldw);
+        double fwd = wy_gemm_lower_flops(Lz, dh) + (zero_state ? 0 : ldw) + fw_tri_mul_flops(Lz, dh) +
+                     (c->normalize ? fw_tri_mul_flops(Lz, 1) : 0) + ldw;
+        double bwd = wy_gemm_lower_flops(Lz, dh) + wy_gemm_lower_flops(Lz, wg) + 3 * fw_tri_mul_flops(Lz, dh) +
+                     (zero_state ? 0 : ldw) + (last ? 0 : 2 * ldd) + (first ? 0 : ldw);
         total += fwd + bwd;
         *fwd_total += fwd;
     }
