@@ -238,52 +238,59 @@ float delta_features(const DeltaSlab *p, float *out, const float *x) {
     return s;
 }
 
-// s[c] = Σ_i out[c][i]² (l2) or Σ_i out[c][i], one float chain per row from 0,
-// i ascending, a product then a sum. Inlined with n a constant, the n chains
-// stay in registers (with n variable they went through the stack, a
-// store-to-load forward per term).
-static inline __attribute__((always_inline)) void row_sums(const float *out, size_t d, size_t n, int l2,
+// s[c] = Σ_i x[c][i]² (l2) or Σ_i x[c][i] for n rows of d floats ld apart,
+// one float chain per row from 0, i ascending, a product then a sum. Inlined
+// with n a constant, the n chains stay in registers (with n variable they
+// went through the stack, a store-to-load forward per term).
+static inline __attribute__((always_inline)) void row_sums(const float *x, size_t ld, size_t d, size_t n, int l2,
                                                            float *s) {
     float acc[DELTA_FEATURES_MAX] = {0};
     for (size_t i = 0; i < d; i++)
         for (size_t c = 0; c < n; c++) {
-            float x = out[c * d + i];
-            acc[c] += l2 ? x * x : x;
+            float xi = x[c * ld + i];
+            acc[c] += l2 ? xi * xi : xi;
         }
     for (size_t c = 0; c < n; c++) s[c] = acc[c];
 }
 
 // row_sums' values for 8 rows, one lane each ("8 x 8 blocks" above)
 _Static_assert(DELTA_FEATURES_MAX == 8, "row_sums8 sums DELTA_FEATURES_MAX rows");
-static inline __attribute__((always_inline)) void row_sums8(const float *out, size_t d, int l2, float *s) {
+static inline __attribute__((always_inline)) void row_sums8(const float *x, size_t ld, size_t d, int l2,
+                                                            float *s) {
     FVec8 acc = {0};
     for (size_t i0 = 0; i0 < d; i0 += 8) {
         size_t m = d - i0 < 8 ? d - i0 : 8;
-        FVec8 x[8];
-        for (size_t c = 0; c < 8; c++) x[c] = load8(out + c * d + i0, m);
-        transpose8f(x);
-        for (size_t j = 0; j < m; j++) acc += l2 ? x[j] * x[j] : x[j];
+        FVec8 r[8];
+        for (size_t c = 0; c < 8; c++) r[c] = load8(x + c * ld + i0, m);
+        transpose8f(r);
+        for (size_t j = 0; j < m; j++) acc += l2 ? r[j] * r[j] : r[j];
     }
     memcpy(s, &acc, sizeof acc);
 }
 
-void delta_normalize_n(const DeltaSlab *p, float *out, size_t n, float *divisors) {
+// out (n, d) = the normalised rows of phi (n rows of d floats ld apart: φ(x)
+// already applied; phi may be out with ld = d, in place)
+static void normalize_rows(const DeltaSlab *p, float *out, const float *phi, size_t ld, size_t n,
+                           float *divisors) {
     size_t d = p->dh;
-    if (!p->normalize) return;
     float s[DELTA_FEATURES_MAX];
     int l2 = p->key_norm == KEYNORM_L2;
     if (n == DELTA_FEATURES_MAX) {  // the training forms' case: full groups of rows
-        if (l2) row_sums8(out, d, 1, s);
-        else row_sums8(out, d, 0, s);
+        if (l2) row_sums8(phi, ld, d, 1, s);
+        else row_sums8(phi, ld, d, 0, s);
     } else {
-        row_sums(out, d, n, l2, s);
+        row_sums(phi, ld, d, n, l2, s);
     }
     for (size_t c = 0; c < n; c++) {
         // + eps: φ = 0 (relu may give Σφ = 0) gives k̂ = 0 (no write, no read), not 0/0
         s[c] = p->key_norm == KEYNORM_L2 ? sqrtf(s[c] + p->eps) : s[c] + p->eps;
-        for (size_t i = 0; i < d; i++) out[c * d + i] /= s[c];
+        for (size_t i = 0; i < d; i++) out[c * d + i] = phi[c * ld + i] / s[c];
         if (divisors) divisors[c] = s[c];
     }
+}
+
+void delta_normalize_n(const DeltaSlab *p, float *out, size_t n, float *divisors) {
+    if (p->normalize) normalize_rows(p, out, out, p->dh, n, divisors);
 }
 
 void delta_beta(float a, float *beta, float *one_minus_beta) {
@@ -689,13 +696,16 @@ static void prefetch_ahead(const DeltaSlab *p, const DeltaAhead *A, size_t s, si
 // k̂, q̂, β of positions [t0, t0+L): φ over the chunk at once (element-wise),
 // the normalisations DELTA_FEATURES_MAX rows side by side (delta_features'
 // values: one float chain per row, i ascending)
+// In place (ld > d) with φ = identity and normalize, the normalisation reads
+// the projection's rows themselves: no copy of each row into k̂, q̂ first.
 static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L, const float *q,
                        const float *k, const float *a) {
     size_t d = p->dh, ld = delta_ld(p);
+    int direct = ld != d && p->fmap == FMAP_IDENTITY && p->normalize;
     if (ld == d) {
         fmap_forward(p->fmap, s->kh, k + t0 * d, L * d);
         fmap_forward(p->fmap, s->qh, q + t0 * d, L * d);
-    } else {
+    } else if (!direct) {
         for (size_t r = 0; r < L; r++) {
             fmap_forward(p->fmap, s->kh + r * d, k + (t0 + r) * ld, d);
             fmap_forward(p->fmap, s->qh + r * d, q + (t0 + r) * ld, d);
@@ -704,8 +714,13 @@ static void load_chunk(const DeltaSlab *p, const Scratch *s, size_t t0, size_t L
     for (size_t r = 0; r < L; r += DELTA_FEATURES_MAX) {
         size_t n = L - r < DELTA_FEATURES_MAX ? L - r : DELTA_FEATURES_MAX;
         for (size_t c = 0; c < n; c++) s->sk[r + c] = s->sq[r + c] = 1.0f;  // without normalize
-        delta_normalize_n(p, s->kh + r * d, n, s->sk + r);
-        delta_normalize_n(p, s->qh + r * d, n, s->sq + r);
+        if (direct) {
+            normalize_rows(p, s->kh + r * d, k + (t0 + r) * ld, ld, n, s->sk + r);
+            normalize_rows(p, s->qh + r * d, q + (t0 + r) * ld, ld, n, s->sq + r);
+        } else {
+            delta_normalize_n(p, s->kh + r * d, n, s->sk + r);
+            delta_normalize_n(p, s->qh + r * d, n, s->sq + r);
+        }
     }
     for (size_t r = 0; r < L; r++) delta_beta(a[t0 + r], &s->beta[r], &s->omb[r]);
 }
