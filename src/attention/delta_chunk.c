@@ -474,11 +474,35 @@ static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= 
 #define JOIN1(a, b) (SHUF(a, b, 0, 2, 16, 18, 4, 6, 20, 22, 8, 10, 24, 26, 12, 14, 28, 30) + \
                      SHUF(a, b, 1, 3, 17, 19, 5, 7, 21, 23, 9, 11, 25, 27, 13, 15, 29, 31))
 
-// the lane sums of 16 rows, in row order, from their 8 row pairs' JOIN8
-static inline DeltaVec join16(const DeltaVec h[8]) {
-    DeltaVec lo = JOIN2(JOIN4(h[0], h[1]), JOIN4(h[2], h[3])), hi = JOIN2(JOIN4(h[4], h[5]), JOIN4(h[6], h[7]));
-    DeltaVec s = JOIN1(lo, hi);
-    return SHUF(s, s, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+// The lane sums of 16 rows, in row order, from their 8 row pairs' JOIN8 h_0..h_7:
+//   JOIN1(JOIN2(JOIN4(h_0, h_1), JOIN4(h_2, h_3)), JOIN2(JOIN4(h_4, h_5), JOIN4(h_6, h_7)))
+// with its lanes put in row order. Built as the pairs come (join16_add of
+// pair pr), so that at most three partial vectors wait per sum instead of all
+// eight JOIN8s: with four sums at once (pass B's and pass A's three) the
+// eight each did not fit in the registers and went through the stack.
+typedef struct {
+    DeltaVec h, j4, j2;  // waiting: h_pr of an even pr, JOIN4 of the quad's first half, JOIN2 of the first half
+} Join16;
+
+// adds h_pr; at pr = 7 returns 1 with the 16 sums in *out
+static inline int join16_add(Join16 *t, size_t pr, DeltaVec h, DeltaVec *out) {
+    if (pr % 2 == 0) {
+        t->h = h;
+        return 0;
+    }
+    DeltaVec j4 = JOIN4(t->h, h);
+    if (pr % 4 == 1) {
+        t->j4 = j4;
+        return 0;
+    }
+    DeltaVec j2 = JOIN2(t->j4, j4);
+    if (pr == 3) {
+        t->j2 = j2;
+        return 0;
+    }
+    DeltaVec s = JOIN1(t->j2, j2);
+    *out = SHUF(s, s, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return 1;
 }
 
 // Pass B of one position (row i: pd_i = P_i·du; G_i = λ G_i − (λβ k̂_i) du)
@@ -514,7 +538,11 @@ static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G,
         }
     }
     for (size_t i0 = 0; i0 < d; i0 += LANES) {
-        DeltaVec hb[8], ha[3][8];  // the row pairs' JOIN8: B's P·du; A's three sums
+        // B's P·du; A's three sums. (Zeroed only because gcc cannot see that pr
+        // runs 0..7 in order; unrolling this loop measured slower, spilling again.)
+        const Join16 none = {{0}, {0}, {0}};
+        Join16 tb = none, ta[3] = {none, none, none};
+        DeltaVec rb = {0}, ra[3] = {{0}, {0}, {0}};
         for (size_t pr = 0; pr < 8; pr++) {
             DeltaVec b[2], a[2][3];
             for (size_t w = 0; w < 2; w++) {
@@ -546,19 +574,15 @@ static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G,
                 }
                 for (size_t v = 0; v < NV; v++) memcpy(G + i * d + LANES * v, &g[v], sizeof g[v]);
             }
-            if (B) hb[pr] = JOIN8(b[0], b[1]);
+            if (B) join16_add(&tb, pr, JOIN8(b[0], b[1]), &rb);
             if (A)
-                for (size_t q = 0; q < 3; q++) ha[q][pr] = JOIN8(a[0][q], a[1][q]);
+                for (size_t q = 0; q < 3; q++) join16_add(&ta[q], pr, JOIN8(a[0][q], a[1][q]), &ra[q]);
         }
-        if (B) {
-            DeltaVec r = join16(hb);
-            memcpy(B->pd + i0, &r, sizeof r);
-        }
+        if (B) memcpy(B->pd + i0, &rb, sizeof rb);
         if (A) {
-            DeltaVec r0 = join16(ha[0]), r1 = join16(ha[1]), r2 = join16(ha[2]);
-            memcpy(A->o0 + i0, &r0, sizeof r0);
-            memcpy(A->o1 + i0, &r1, sizeof r1);
-            memcpy(A->o2 + i0, &r2, sizeof r2);
+            memcpy(A->o0 + i0, &ra[0], sizeof ra[0]);
+            memcpy(A->o1 + i0, &ra[1], sizeof ra[1]);
+            memcpy(A->o2 + i0, &ra[2], sizeof ra[2]);
         }
     }
     if (A)

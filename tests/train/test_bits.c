@@ -1,0 +1,190 @@
+// test_bits.c — fp32 numerics pinned bit for bit: a few training steps and a
+// few generated tokens of every kind and variant hash to recorded values.
+//
+// test_golden checks the recipe against an independent float64 implementation
+// within tolerances; it cannot see a change of rounding (a sum taken in another
+// order, an FMA where there was a multiply and an add). Speed work must not
+// make one: every fp32 run, evaluation and sample stays what it was, so old
+// results and new ones compare, and a resumed run continues the same run. This
+// test is that promise in `make test`: each variant below trains STEPS AdamW
+// steps from its initial weights on fixed batches (train_step, the loop's own
+// step), then generates GEN_TOKENS tokens in fp32 (generator_step), and the
+// FNV-1a hash of every parameter, every step's loss and gradient norm and every
+// logit must equal the one recorded for this build's kernel set.
+//
+// The bits depend on the kernel set a build compiles (GEMM_ISA: the AVX-512
+// build, KERNELS=avx2, KERNELS=portable sum in different orders), not on the
+// machine or the thread count (gemm.h, pool.h: results are the same for any
+// split). A kernel set with no recorded hash is a visible skip.
+//
+// A change that means to alter fp32 numerics updates RECORDED from the
+// "got" lines this test prints, and says why in its commit.
+#include <stdint.h>
+#include <string.h>
+
+#include "../test.h"
+#include "../small_model.h"
+#include "config/config.h"
+#include "kernels/gemm_kernels.h"  // GEMM_ISA: which kernel set this build runs
+#include "model/generate.h"
+#include "model/model.h"
+#include "train/optimizer.h"
+#include "train/step.h"
+#include "util/err.h"
+#include "util/pool.h"
+
+enum { STEPS = 3, GEN_TOKENS = 8, V = 65, B = 3, MAX_SETS = 4 };
+
+// The shape every variant starts from: two layers, d_model 128 (so the MLP's
+// K of 512 spans two of gemm's K blocks), T = 32 in chunks of 16 (a state
+// carried across a chunk boundary).
+static const char *const COMMON[] = {"model.layers=2", "model.heads=4", "model.d_model=128", "model.block_size=32",
+                                     "attention.chunk=16", "run.seed=7"};
+
+typedef struct {
+    const char *name;
+    const char *sets[MAX_SETS];  // on top of COMMON, NULL-terminated
+} Variant;
+
+static const Variant VARIANTS[] = {
+    {"softmax", {"attention.kind=softmax"}},
+    {"linear", {"attention.kind=linear"}},
+    {"linear_decay", {"attention.kind=linear_decay"}},
+    {"linear_decay_data", {"attention.kind=linear_decay", "attention.decay=data"}},
+    {"linear_chunk11", {"attention.kind=linear", "attention.chunk=11"}},
+    {"delta", {"attention.kind=delta"}},
+    {"delta_sum", {"attention.kind=delta", "attention.key_norm=sum"}},
+    {"delta_data", {"attention.kind=delta", "attention.decay=data"}},
+    {"delta_wy_chunk11", {"attention.kind=delta", "model.heads=2", "attention.chunk=11"}},
+    {"delta_dh16", {"attention.kind=delta", "model.heads=8"}},  // (the token form's chunk changes no bit)
+    {"delta_wy", {"attention.kind=delta", "model.heads=2"}},  // head size 64: the WY form
+    {"softmax_nopos", {"attention.kind=softmax", "model.pos=none"}},
+};
+enum { N_VARIANTS = sizeof VARIANTS / sizeof VARIANTS[0] };
+
+// The recorded hashes, per kernel set, in VARIANTS' order.
+typedef struct {
+    const char *isa;
+    uint64_t hash[N_VARIANTS];
+} Recorded;
+
+static const Recorded RECORDED[] = {
+    // the native build on an AVX-512 CPU (SAN=1 too)
+    {"avx512",
+     {
+      0x196f5dc08be588b9ull, 0x18d5e6f359f36593ull, 0x47fc212db52e8b7dull,
+      0xb232e61bf8ad6aa7ull, 0x467f20ba899b5548ull, 0xe3d109b698c24b51ull,
+      0xa1de4d6e3f493312ull, 0xdc6f253800da4c2dull, 0x8a9297948872dab3ull,
+      0xc9e560923c2d8b37ull, 0x8440667f0eec85edull, 0xdc7254da16551983ull}},
+    // KERNELS=avx2, or native on an AVX2 CPU: only softmax's row sums differ from avx512
+    {"avx2",
+     {
+      0x18160e1194cb24b0ull, 0x18d5e6f359f36593ull, 0x47fc212db52e8b7dull,
+      0xb232e61bf8ad6aa7ull, 0x467f20ba899b5548ull, 0xe3d109b698c24b51ull,
+      0xa1de4d6e3f493312ull, 0xdc6f253800da4c2dull, 0x8a9297948872dab3ull,
+      0xc9e560923c2d8b37ull, 0x8440667f0eec85edull, 0x8e520c4fd79c7d71ull}},
+    // KERNELS=portable: no FMA
+    {"plain-c",
+     {
+      0xfb9821e5370c8248ull, 0x4ebbca1283d1f38aull, 0xac2c64eca04d2563ull,
+      0x08a0a237b2480765ull, 0x286fafb2fa337076ull, 0x3f8cc724bdd23aebull,
+      0x987b766e3e9a969dull, 0x779210d7c07ea5b2ull, 0xea98c75878442d47ull,
+      0xae2f098e66ca6491ull, 0xb56fd4005de7f67full, 0xe6d8be75e608ddc4ull}},
+};
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static int build_config(Config *c, const Variant *v) {
+    config_defaults(c);
+    for (size_t i = 0; i < sizeof COMMON / sizeof COMMON[0]; i++)
+        if (config_set(c, COMMON[i])) return -1;
+    for (int i = 0; i < MAX_SETS && v->sets[i]; i++)
+        if (config_set(c, v->sets[i])) return -1;
+    return 0;
+}
+
+// The variant's hash: STEPS steps on `threads` threads, then GEN_TOKENS
+// greedy-free steps of the fp32 generator (the token fed back is fixed, so
+// the hash does not depend on a sampler). 0 if a step failed.
+static uint64_t run_variant(const Variant *v, int threads) {
+    Config c;
+    if (build_config(&c, v)) {
+        fprintf(stderr, "  %s: %s\n", v->name, err_msg());
+        return 0;
+    }
+    pool_init(threads);
+    Model m;
+    model_build(&m, &c, V);
+    AdamW o;
+    adamw_init(&o, &m);
+    Graph g;
+    graph_build(&g, &m, B, (size_t)c.block_size);
+    uint64_t h = 0xcbf29ce484222325ull;
+    int ok = 1;
+    for (long s = 0; s < STEPS && ok; s++) {
+        small_batch(&g, V, (uint32_t)(11 + s));
+        StepStats st;
+        ok = train_step(&g, &m, &o, s, &st);
+        h = fnv1a(h, &st.loss, sizeof st.loss);
+        h = fnv1a(h, &st.grad_norm, sizeof st.grad_norm);
+    }
+    h = fnv1a(h, m.data, m.n_floats * sizeof(float));
+    Generator gen;
+    generator_init_weights(&gen, &m, GEN_WEIGHTS_FP32);
+    for (size_t t = 0; t < GEN_TOKENS; t++) {
+        const float *logits = generator_step(&gen, (int)(t * 7 % V), t);
+        h = fnv1a(h, logits, V * sizeof(float));
+    }
+    generator_free(&gen);
+    graph_free(&g);
+    adamw_free(&o);
+    model_free(&m);
+    pool_init(1);
+    return ok ? h : 0;
+}
+
+static const Recorded *recorded_for_this_build(void) {
+    for (size_t r = 0; r < sizeof RECORDED / sizeof RECORDED[0]; r++)
+        if (strcmp(RECORDED[r].isa, GEMM_ISA) == 0) return &RECORDED[r];
+    return NULL;
+}
+
+static void test_recorded_bits(void) {
+    const Recorded *rec = recorded_for_this_build();
+    uint64_t got[N_VARIANTS];
+    for (size_t i = 0; i < N_VARIANTS; i++) got[i] = run_variant(&VARIANTS[i], 1);
+    if (!rec) {
+        for (size_t i = 0; i < N_VARIANTS; i++)
+            printf("  got %-18s %s 0x%016llxull\n", VARIANTS[i].name, GEMM_ISA, (unsigned long long)got[i]);
+        SKIP("recorded-bits", "no hashes recorded for the %s kernel set (the values above)", GEMM_ISA);
+        return;
+    }
+    for (size_t i = 0; i < N_VARIANTS; i++) {
+        CHECK(got[i] != 0 && got[i] == rec->hash[i]);
+        if (got[i] != rec->hash[i])
+            fprintf(stderr, "  %s (%s): got 0x%016llxull, recorded 0x%016llxull\n", VARIANTS[i].name, GEMM_ISA,
+                    (unsigned long long)got[i], (unsigned long long)rec->hash[i]);
+    }
+}
+
+// The same bits on 3 threads as on 1 (the pool's determinism rule, end to end).
+static void test_threads_do_not_change_bits(void) {
+    const size_t pick[] = {0, 2, 5, 10};  // softmax, linear_decay, delta, delta's WY form
+    for (size_t i = 0; i < sizeof pick / sizeof pick[0]; i++) {
+        const Variant *v = &VARIANTS[pick[i]];
+        uint64_t one = run_variant(v, 1), three = run_variant(v, 3);
+        CHECK(one != 0 && one == three);
+        if (one != three) fprintf(stderr, "  %s: 1 thread 0x%016llx, 3 threads 0x%016llx\n", v->name,
+                                  (unsigned long long)one, (unsigned long long)three);
+    }
+}
+
+int main(void) {
+    TEST(test_recorded_bits);
+    TEST(test_threads_do_not_change_bits);
+    return test_summary();
+}
