@@ -119,11 +119,13 @@ static void test_closed_forms(void) {
     bench_config(&c, "linear", 4, 4, 128, 4096, 1, POS_NONE);
     model_build(&m, &c, 65);
     f = bench_flops_per_token(&m, 4096);
-    // per layer per token, chunk c = 64, d = 32, w = 33: c (12d + 2w) + 8 d w + 4 d², times H,
+    // per layer per token, chunk c = 64, d = 32, w = 33: c (63d/8 + 9w/8) + 8 d w + 4 d², times H,
     // less what the first chunk (three 2·c·d·w products of a zero state) and the last (two
-    // 2·c·d·d) skip, once per sequence
+    // 2·c·d·d) skip, once per sequence. The c terms: the three lower triangles of A Bᵀ (A
+    // twice, G) at 3/4 of 2c²d each, the four masked products (A Ṽ over w, three over d) at
+    // 9/16 of 2c²d or 2c²w (linear.c: linear_flops)
     CHECK_NEAR(f.attention,
-               4 * 4 * (64.0 * (12 * 32 + 2 * 33) + 8.0 * 32 * 33 + 4.0 * 32 * 32 -
+               4 * 4 * (64.0 * (63.0 * 32 / 8 + 9.0 * 33 / 8) + 8.0 * 32 * 33 + 4.0 * 32 * 32 -
                         (3 * 2.0 * 64 * 32 * 33 + 2 * 2.0 * 64 * 32 * 32) / 4096),
                0.0);
     model_free(&m);
