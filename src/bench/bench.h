@@ -138,8 +138,10 @@ typedef struct {
 void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind, Precision p);
 void bench_trainer_free(BenchTrainer *x);
 
-// The defaults (config_defaults) with these model sizes and `kind`; task text
-// with no corpus (the benchmarks feed random tokens).
+// The defaults (config_defaults) with `kind` set as a config file sets it (the
+// keys that follow the kind take its defaults: delta's L2 keys), these model
+// sizes, then --chunk and every --set; task text with no corpus (the
+// benchmarks feed random tokens).
 void bench_set_chunk(int chunk);
 // --set section.key=value for every benchmark model (checked here: 0 or ERR_USAGE)
 int bench_add_set(const char *assignment);

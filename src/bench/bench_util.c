@@ -245,7 +245,13 @@ void bench_config(Config *c, const char *kind, int layers, int heads, int d_mode
                   int batch_size, PosKind pos) {
     config_defaults(c);
     snprintf(c->name, sizeof c->name, "bench_%s", kind);
-    snprintf(c->kind, sizeof c->kind, "%s", kind);
+    // through config_set, as a config file names it: the keys whose default
+    // follows the kind (delta: L2-normalised keys, identity features) take it.
+    // Written into c->kind directly they kept softmax's (sum, elu+1), so bench
+    // timed another delta than `lmtrain train` runs, until a --set re-resolved it.
+    char kind_key[64];
+    snprintf(kind_key, sizeof kind_key, "attention.kind=%s", kind);
+    if (config_set(c, kind_key)) snprintf(c->kind, sizeof c->kind, "%s", kind);  // validated by the caller
     c->layers = layers;
     c->heads = heads;
     c->d_model = d_model;
