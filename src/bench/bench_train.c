@@ -183,7 +183,9 @@ int bench_part_train(const BenchOpts *o) {
            "  %% peak: GFLOP/s (wall clock) / the %d-thread FMA peak by CPU time, %.1f GFLOP/s.\n"
            "  cpu%%: CPU time / (wall x threads); well under 100%% means other processes had the cores.\n"
            "  %% busy: FLOPs per CPU-second / one thread's share of the peak: how much of the FMA rate the\n"
-           "  threads reach while they run (load-independent; idle waiting is not counted).\n"
+           "  threads reach while they run (time slices of other processes and idle waiting are not\n"
+           "  counted; shared caches still move it, and threads that shared one core (cpu%% near\n"
+           "  50%%) read higher than threads on two: docs/speed.md).\n"
            "  %s\n\n",
            o->threads, o->peak_all,
            o->threads > 1 ? "thr eff: tokens per CPU-second at these threads / the same at 1 thread (1-thread steps\n"
