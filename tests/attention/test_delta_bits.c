@@ -12,9 +12,13 @@
 // (Sᵀx) and a column of du sum from 0 over the rows in order; the dλ terms sum
 // in double over the rows in order. Head sizes 8 and 20 take the lanes' tail,
 // 16 to 64 the 16-row trees (d a multiple of 16), 48 three vectors a row, 80
-// the per-row fallback; chunk lengths cut the sequence unevenly.
+// the per-row fallback; chunk lengths cut the sequence unevenly. Each case
+// runs twice: on head-major slabs (rows d apart) and in place, its rows slices
+// of wider rows as delta.c reads the model's projection (rows ld apart; with
+// φ = identity the normalisations read those rows directly).
 // test_delta.c checks the same kernels against a double-precision reference
 // and finite differences; this file pins their rounding.
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,7 +141,64 @@ static int same(const void *a, const void *b, size_t bytes, const char *what, co
     return 0;
 }
 
-// one slab through delta_chunk_forward/backward and the plain code, from the same inputs
+// The kernel's outputs in place: q, k, v side by side in rows LD = 3d + GAP
+// floats apart (as a head's slices of the projection's rows), dq, dk, dv the
+// same in the gradient's rows, y and dy in rows LDY = d + GAP apart. `out`
+// holds the starting values in run_case's layout and gets the results. The
+// gaps hold NaN: one read would reach an output; the gradient's and y's must
+// come out untouched. The rows of a second slab follow (has_next: the kernels
+// ask for them ahead, which must change nothing).
+enum { GAP = 7 };
+static int kernel_in_place(DeltaSlab p, float *out, double *norm, double *dloglam, const float *in,
+                           float *saved, float *scratch, size_t ns) {
+    size_t T = p.T, d = p.dh, Td = T * d, ld = 3 * d + GAP, ldy = d + GAP;
+    const float *a = in + 4 * Td;
+    p.ld = ld, p.ldy = ldy, p.has_next = 1, p.next = (ptrdiff_t)(T * ld), p.next_y = (ptrdiff_t)(T * ldy);
+    size_t nx = 2 * T * ld, ny = 2 * T * ldy;
+    float *x = malloc((2 * nx + 2 * ny) * sizeof(float)), *g = x + nx, *y = g + nx, *dy = y + ny;
+    for (size_t i = 0; i < 2 * nx + 2 * ny; i++) x[i] = NAN;
+    for (size_t t = 0; t < T; t++)
+        for (size_t j = 0; j < 3; j++) {  // q, k, v (in) and dq, dk, dv (out + Td ...)
+            memcpy(x + t * ld + j * d, in + j * Td + t * d, d * sizeof(float));
+            memcpy(g + t * ld + j * d, out + (j + 1) * Td + t * d, d * sizeof(float));
+        }
+    for (size_t t = 0; t < T; t++) {
+        memcpy(y + t * ldy, out + t * d, d * sizeof(float));
+        memcpy(dy + t * ldy, in + 3 * Td + t * d, d * sizeof(float));
+    }
+    for (size_t i = 0; i < ns; i++) scratch[i] = NAN;
+    *norm = delta_chunk_forward(&p, y, saved, scratch, x, x + d, x + 2 * d, a);
+    for (size_t i = 0; i < ns; i++) scratch[i] = NAN;
+    *dloglam = delta_chunk_backward(&p, g, g + d, g + 2 * d, out + 4 * Td, p.lam_t ? out + 4 * Td + T : NULL, dy,
+                                    saved, scratch, x, x + d, x + 2 * d, a);
+    int gaps = 1;
+    for (size_t t = 0; t < 2 * T; t++) {
+        for (size_t i = t < T ? 3 * d : 0; i < ld; i++) gaps &= isnan(g[t * ld + i]);
+        for (size_t i = t < T ? d : 0; i < ldy; i++) gaps &= isnan(y[t * ldy + i]);
+    }
+    for (size_t t = 0; t < T; t++) {
+        memcpy(out + t * d, y + t * ldy, d * sizeof(float));
+        for (size_t j = 0; j < 3; j++) memcpy(out + (j + 1) * Td + t * d, g + t * ld + j * d, d * sizeof(float));
+    }
+    free(x);
+    if (!gaps) fprintf(stderr, "  in place: a write outside the rows' slices (d %zu T %zu)\n", d, T);
+    return gaps;
+}
+
+// every output of one kernel run (out, ||S||, dlog λ) against the plain code's
+static int same_outputs(const float *o, double n, double l, const float *want, double n_want, double l_want,
+                        const DeltaSlab *p) {
+    size_t T = p->T, Td = T * p->dh;
+    return same(o, want, Td * sizeof(float), "y", p) && same(&n, &n_want, sizeof n, "||S||", p) &&
+           same(o + Td, want + Td, Td * sizeof(float), "dq", p) &&
+           same(o + 2 * Td, want + 2 * Td, Td * sizeof(float), "dk", p) &&
+           same(o + 3 * Td, want + 3 * Td, Td * sizeof(float), "dv", p) &&
+           same(o + 4 * Td, want + 4 * Td, 2 * T * sizeof(float), "da, dlam_t", p) &&
+           same(&l, &l_want, sizeof l, "dlog λ", p);
+}
+
+// one slab through delta_chunk_forward/backward (head-major and in place) and
+// the plain code, from the same inputs
 static int run_case(DeltaSlab p, unsigned long long seed) {
     size_t T = p.T, d = p.dh, Td = T * d;
     Rng r;
@@ -151,9 +212,10 @@ static int run_case(DeltaSlab p, unsigned long long seed) {
 
     // outputs of each side: y, dq, dk, dv (T, d), da, dlam_t (T); gradients start non-zero (backward adds)
     size_t nout = 4 * Td + 2 * T;
-    float *o1 = malloc(nout * sizeof(float)), *o2 = malloc(nout * sizeof(float));
+    float *o1 = malloc(nout * sizeof(float)), *o2 = malloc(nout * sizeof(float)), *o3 = malloc(nout * sizeof(float));
     fill(o1, nout, 0.1f, &r);
     memcpy(o2, o1, nout * sizeof(float));
+    memcpy(o3, o1, nout * sizeof(float));
     float *saved = malloc(delta_saved_floats(&p) * sizeof(float));
     // scratch is free to reuse between calls (delta.c hands one to all of a
     // task's slabs): NaN in it before each call must not reach any output
@@ -174,13 +236,14 @@ static int run_case(DeltaSlab p, unsigned long long seed) {
     double l2 = plain_backward(&p, &w, G, vec, o2 + Td, o2 + 2 * Td, o2 + 3 * Td, o2 + 4 * Td,
                                p.lam_t ? o2 + 4 * Td + T : NULL, dy, q, k);
 
-    int ok = same(o1, o2, Td * sizeof(float), "y", &p) && same(&n1, &n2, sizeof n1, "||S||", &p) &&
-             same(o1 + Td, o2 + Td, Td * sizeof(float), "dq", &p) &&
-             same(o1 + 2 * Td, o2 + 2 * Td, Td * sizeof(float), "dk", &p) &&
-             same(o1 + 3 * Td, o2 + 3 * Td, Td * sizeof(float), "dv", &p) &&
-             same(o1 + 4 * Td, o2 + 4 * Td, 2 * T * sizeof(float), "da, dlam_t", &p) &&
-             same(&l1, &l2, sizeof l1, "dlog λ", &p);
-    free(in), free(o1), free(o2), free(saved), free(scratch), free(pw);
+    double n3, l3;
+    int ok3 = kernel_in_place(p, o3, &n3, &l3, in, saved, scratch, ns);
+    int ok = same_outputs(o1, n1, l1, o2, n2, l2, &p);
+    if (!(ok3 && same_outputs(o3, n3, l3, o2, n2, l2, &p))) {
+        fprintf(stderr, "  (in place, rows %zu and %zu floats apart)\n", 3 * d + GAP, d + GAP);
+        ok = 0;
+    }
+    free(in), free(o1), free(o2), free(o3), free(saved), free(scratch), free(pw);
     return ok;
 }
 
@@ -201,13 +264,14 @@ static void test_head_sizes_bit_identical(void) {
 static void test_variants_bit_identical(void) {
     size_t dhs[] = {20, 32};
     for (size_t b = 0; b < 2; b++)
-        for (int v = 0; v < 6; v++) {
+        for (int v = 0; v < 7; v++) {
             DeltaSlab p = slab(23, dhs[b], v % 3 == 0 ? 1 : v % 3 == 1 ? 7 : 23);
             p.lam = v == 0 ? 1.0f : 0.9f;
             if (v == 1 || v == 4) p.lam_t = &p.lam;  // run_case fills λ_t
             if (v >= 2) p.fmap = FMAP_ELU1, p.key_norm = KEYNORM_SUM;
             if (v == 3) p.normalize = 0;
             if (v == 5) p.state_identity = 1, p.fmap = FMAP_RELU;
+            if (v == 6) p.fmap = FMAP_IDENTITY, p.chunk = 16;  // sums of identity φ (allow_identity_normalize), 8 rows at once
             CHECK(run_case(p, 300 + 10 * b + (unsigned long long)v));
         }
 }
