@@ -54,7 +54,7 @@ typedef struct {
     int has_next;        // 1: the caller runs another slab of this shape next, whose q, k, v
     ptrdiff_t next;      // (dq, dk, dv) rows start `next` floats after this one's and y (dy)
     ptrdiff_t next_y;    // rows `next_y` after: the kernels ask for its first rows while they
-                         // work on their last chunk (delta_prefetch_ahead). Where, never what.
+                         // work on their last chunk (delta_ahead). Where, never what.
 } DeltaSlab;
 
 // the row strides DeltaSlab.ld, ldy mean

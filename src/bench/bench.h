@@ -138,16 +138,17 @@ typedef struct {
 void bench_trainer_init(BenchTrainer *x, const BenchSize *s, const char *kind, Precision p);
 void bench_trainer_free(BenchTrainer *x);
 
-// The defaults (config_defaults) with `kind` set as a config file sets it (the
-// keys that follow the kind take its defaults: delta's L2 keys), these model
-// sizes, then --chunk and every --set; task text with no corpus (the
-// benchmarks feed random tokens).
+// --chunk for every benchmark model (bench_config; 0: the default stays)
 void bench_set_chunk(int chunk);
 // --set section.key=value for every benchmark model (checked here: 0 or ERR_USAGE)
 int bench_add_set(const char *assignment);
 // The --set assignments in order, ", " between them ("" when none): the
 // rows are labelled by kind only, so the run's header says what else changed.
 void bench_sets_text(char *buf, size_t size);
+// The defaults (config_defaults) with `kind` set as a config file sets it (the
+// keys that follow the kind take its defaults: delta's L2 keys), these model
+// sizes, then --chunk and every --set; task text with no corpus (the
+// benchmarks feed random tokens).
 void bench_config(Config *c, const char *kind, int layers, int heads, int d_model, int block_size,
                   int batch_size, PosKind pos);
 

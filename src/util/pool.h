@@ -17,11 +17,14 @@ void pool_shutdown(void);
 int pool_threads(void);
 
 // Until called again (or pool_init), parallel_for uses at most `threads`
-// threads, the caller included (0: all of the pool's). The workers stay up and the ones left out
-// stay asleep, so a measurement can alternate thread counts step by step in
-// one process (bench part train's thread efficiency) at no cost: resizing the
-// pool instead would start new threads, whose first products allocate their
-// packing buffers inside the timed step.
+// threads, the caller included (0: all of the pool's). The workers stay up, so
+// a measurement can alternate thread counts step by step in one process (bench
+// part train's thread efficiency) at no cost: resizing the pool instead would
+// start new threads, whose first products allocate their packing buffers
+// inside the timed step. With a cap of 1 nothing is dispatched and the workers
+// sleep; with a cap between 1 and pool_threads() every worker still wakes for
+// each job (the ones past the cap to find no slice), as when a job has fewer
+// tasks than threads.
 void pool_limit(int threads);
 // The threads a parallel_for can use now: pool_threads(), or pool_limit's cap if lower.
 int pool_threads_used(void);

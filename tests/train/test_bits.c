@@ -59,6 +59,12 @@ static const Variant VARIANTS[] = {
     {"delta_dh16", {"attention.kind=delta", "model.heads=8"}},  // (the token form's chunk changes no bit)
     {"delta_wy", {"attention.kind=delta", "model.heads=2"}},  // head size 64: the WY form
     {"softmax_nopos", {"attention.kind=softmax", "model.pos=none"}},
+    // the default chunk of 64 at T = 64 (the baby model's): the lower
+    // triangles' second row block (wy_kernels.h) and the masked products'
+    // blocks past 32 (fastweight_tri.h), which chunks of 11 and 16 never reach
+    {"linear_decay_chunk64", {"attention.kind=linear_decay", "model.block_size=64", "attention.chunk=64"}},
+    {"delta_chunk64", {"attention.kind=delta", "model.block_size=64", "attention.chunk=64"}},
+    {"delta_wy_chunk64", {"attention.kind=delta", "model.heads=2", "model.block_size=64", "attention.chunk=64"}},
 };
 enum { N_VARIANTS = sizeof VARIANTS / sizeof VARIANTS[0] };
 
@@ -75,21 +81,24 @@ static const Recorded RECORDED[] = {
       0x196f5dc08be588b9ull, 0x18d5e6f359f36593ull, 0x47fc212db52e8b7dull,
       0xb232e61bf8ad6aa7ull, 0x467f20ba899b5548ull, 0xe3d109b698c24b51ull,
       0xa1de4d6e3f493312ull, 0xdc6f253800da4c2dull, 0x8a9297948872dab3ull,
-      0xc9e560923c2d8b37ull, 0x8440667f0eec85edull, 0xdc7254da16551983ull}},
+      0xc9e560923c2d8b37ull, 0x8440667f0eec85edull, 0xdc7254da16551983ull,
+      0xebedb7d79236ddb5ull, 0x091fc73af891e61bull, 0x48d5721e3a5e2715ull}},
     // KERNELS=avx2, or native on an AVX2 CPU: only softmax's row sums differ from avx512
     {"avx2",
      {
       0x18160e1194cb24b0ull, 0x18d5e6f359f36593ull, 0x47fc212db52e8b7dull,
       0xb232e61bf8ad6aa7ull, 0x467f20ba899b5548ull, 0xe3d109b698c24b51ull,
       0xa1de4d6e3f493312ull, 0xdc6f253800da4c2dull, 0x8a9297948872dab3ull,
-      0xc9e560923c2d8b37ull, 0x8440667f0eec85edull, 0x8e520c4fd79c7d71ull}},
+      0xc9e560923c2d8b37ull, 0x8440667f0eec85edull, 0x8e520c4fd79c7d71ull,
+      0xebedb7d79236ddb5ull, 0x091fc73af891e61bull, 0x48d5721e3a5e2715ull}},
     // KERNELS=portable: no FMA
     {"plain-c",
      {
       0xfb9821e5370c8248ull, 0x4ebbca1283d1f38aull, 0xac2c64eca04d2563ull,
       0x08a0a237b2480765ull, 0x286fafb2fa337076ull, 0x3f8cc724bdd23aebull,
       0x987b766e3e9a969dull, 0x779210d7c07ea5b2ull, 0xea98c75878442d47ull,
-      0xae2f098e66ca6491ull, 0xb56fd4005de7f67full, 0xe6d8be75e608ddc4ull}},
+      0xae2f098e66ca6491ull, 0xb56fd4005de7f67full, 0xe6d8be75e608ddc4ull,
+      0xa68ea5b0ebd544d6ull, 0x0f76eddc0c857b9bull, 0xc142bb6cd28f9b11ull}},
 };
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
