@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
                     .eps = 1e-6f, .normalize = 1, .chunk = (int)chunk, .key_norm = sum ? KEYNORM_SUM : KEYNORM_L2,
                     .decay_learned = 1};
     size_t C = H * dh, W = 3 * C + H, rows = B * T;  // one aux channel (β) per head
-    AttnIO io = {B, T, W, dh, T * W, C, dh, T * C};
+    AttnIO io = {B, T, W, dh, T * W, C, dh, T * C, 0, B};
     Rng r;
     rng_seed(&r, 1);
     float *qkv = normals(&r, rows * W, 1.0f), *dy = normals(&r, rows * C, 1.0f);

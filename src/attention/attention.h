@@ -42,17 +42,28 @@ typedef struct {
 // layout above is one instance (attn_io_slabs); the model's projection is
 // another: q, k, v read straight from its (B*T, 3C + H*n_aux) output (ld = W,
 // hs = dh) and y written straight into the (B*T, C) output, so no layout copy.
+// b0, b1: the sequences forward_io / backward_io compute, [b0, b1) of
+// [0, B) (the attention op's share of a sharded pass, autograd/tape.h); all
+// of them (0, B) everywhere else. Every other index and buffer keeps its
+// place in the whole batch. backward_io adds dθ (a sum over every sequence)
+// only for the whole batch; for a part it must be given dtheta = NULL, and
+// add_dtheta adds it once every part is done.
 typedef struct {
     size_t B, T;
     size_t ld, hs, bs;      // q, k, v, dq, dk, dv
     size_t ldy, hsy, bsy;   // y, dy
+    size_t b0, b1;
 } AttnIO;
 
 // (B, H, T, dh) for everything: the layout of forward / backward
 static inline AttnIO attn_io_slabs(const AttnConfig *c, size_t B, size_t T) {
     size_t dh = (size_t)c->dh, hs = T * dh, bs = (size_t)c->heads * hs;
-    return (AttnIO){B, T, dh, hs, bs, dh, hs, bs};
+    return (AttnIO){B, T, dh, hs, bs, dh, hs, bs, 0, B};
 }
+
+// Runs fn over the (b, h) slabs of io's sequences [b0, b1) (slab b * H + h),
+// through parallel_for. A range outside [0, B) is a caller's bug: abort.
+void attn_io_slabs_run(const AttnIO *io, size_t H, void (*fn)(void *ctx, size_t lo, size_t hi), void *ctx);
 
 // Where step()'s state keeps one head's fast-weight matrix S (dh, dh),
 // row-major: head h's S starts at h * head_stride; with has_z its normaliser z
@@ -120,6 +131,11 @@ typedef struct AttnKind {
     // Mean over (b, h) of the Frobenius norm of the fast-weight state after the
     // last position of the last forward; NULL for kinds without a state matrix.
     double (*last_state_norm)(const AttnConfig *c, size_t B, size_t T, const float *work);
+
+    // ADDS dθ (H) from what backward_io's slabs left in work: what
+    // backward_io does after its slabs when given dtheta. NULL for a kind
+    // without θ, or whose backward_io adds none.
+    void (*add_dtheta)(const AttnConfig *c, size_t B, float *work, const float *theta, float *dtheta);
 
     // ---- generation: one token at a time, one layer, all heads ----
     // Floats of state for one sequence. `window` is the KV-cache capacity for

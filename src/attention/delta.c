@@ -201,7 +201,7 @@ static void delta_forward_io(const AttnConfig *c, const AttnIO *io, float *y, fl
                              const float *k, const float *v, const float *aux, const float *theta) {
     Job J = {.c = c, .io = *io, .B = io->B, .T = io->T, .y = y, .work = work, .q = q, .k = k, .v = v,
              .aux = aux, .theta = theta};
-    parallel_for(io->B * (size_t)c->heads, 1, forward_slabs, &J);
+    attn_io_slabs_run(io, (size_t)c->heads, forward_slabs, &J);
 }
 
 static void delta_backward_io(const AttnConfig *c, const AttnIO *io, float *dq, float *dk, float *dv,
@@ -211,8 +211,13 @@ static void delta_backward_io(const AttnConfig *c, const AttnIO *io, float *dq, 
     (void)y;  // y is not needed: backward recomputes what it reads
     Job J = {.c = c, .io = *io, .B = io->B, .T = io->T, .dq = dq, .dk = dk, .dv = dv, .daux = daux,
              .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta};
-    parallel_for(io->B * (size_t)c->heads, 1, backward_slabs, &J);
+    attn_io_slabs_run(io, (size_t)c->heads, backward_slabs, &J);
     if (theta && dtheta) fw_add_dtheta(c, work, io->B, theta, dtheta);
+}
+
+// delta_backward_io's last step (no θ without a decay: λ = 1)
+static void delta_add_dtheta(const AttnConfig *c, size_t B, float *work, const float *theta, float *dtheta) {
+    if (theta) fw_add_dtheta(c, work, B, theta, dtheta);
 }
 
 // y, q, k, v (B, H, T, dh): the io form at the slabs' strides
@@ -346,6 +351,7 @@ const AttnKind attn_delta = {
     .backward = delta_backward,
     .forward_io = delta_forward_io,
     .backward_io = delta_backward_io,
+    .add_dtheta = delta_add_dtheta,
     .last_state_norm = fw_last_state_norm,
     .state_floats = delta_state_floats,
     .state_reset = delta_state_reset,

@@ -146,7 +146,7 @@ static void fw_forward(int has_lambda, const AttnConfig *c, const AttnIO *io, fl
                        const float *theta) {
     Job J = {.c = c, .has_lambda = has_lambda, .io = io, .B = io->B, .T = io->T, .y = y, .work = work,
              .q = q, .k = k, .v = v, .aux = aux, .theta = theta};
-    parallel_for(io->B * (size_t)c->heads, 1, forward_slabs, &J);
+    attn_io_slabs_run(io, (size_t)c->heads, forward_slabs, &J);
 }
 
 static void fw_backward(int has_lambda, const AttnConfig *c, const AttnIO *io, float *dq, float *dk,
@@ -157,9 +157,13 @@ static void fw_backward(int has_lambda, const AttnConfig *c, const AttnIO *io, f
     Job J = {.c = c, .has_lambda = has_lambda, .io = io, .B = B, .T = io->T, .dq = dq, .dk = dk, .dv = dv,
              .daux = daux, .work = work, .dy = dy, .q = q, .k = k, .v = v, .aux = aux, .theta = theta,
              .yin = y};
-    size_t H = (size_t)c->heads, BH = B * H;
-    parallel_for(BH, 1, backward_slabs, &J);
+    attn_io_slabs_run(io, (size_t)c->heads, backward_slabs, &J);
     if (has_lambda && dtheta) fw_add_dtheta(c, work, B, theta, dtheta);
+}
+
+// linear_decay's add_dtheta (fw_backward's last step)
+static void dec_add_dtheta(const AttnConfig *c, size_t B, float *work, const float *theta, float *dtheta) {
+    fw_add_dtheta(c, work, B, theta, dtheta);
 }
 
 // ---- generation: the recurrent form, state per head = S (dh, dh) then z (dh) ----
@@ -462,6 +466,7 @@ const AttnKind attn_linear_decay = {
     .backward = dec_backward,
     .forward_io = dec_forward_io,
     .backward_io = dec_backward_io,
+    .add_dtheta = dec_add_dtheta,
     .last_state_norm = fw_last_state_norm,
     .state_floats = linear_state_floats,
     .state_reset = linear_state_reset,

@@ -147,7 +147,7 @@ static void sm_forward_io(const AttnConfig *c, const AttnIO *io, float *y, float
     (void)aux, (void)theta;
     Slabs x = {.B = io->B, .H = (size_t)c->heads, .T = io->T, .dh = (size_t)c->dh, .io = io, .y = y,
                .work = work, .q = q, .k = k, .v = v};
-    parallel_for(x.B * x.H, 1, forward_slabs, &x);
+    attn_io_slabs_run(io, x.H, forward_slabs, &x);
 }
 
 static void sm_forward(const AttnConfig *c, size_t B, size_t T, float *y, float *work,
@@ -215,7 +215,7 @@ static void sm_backward_io(const AttnConfig *c, const AttnIO *io, float *dq, flo
     (void)daux, (void)dtheta, (void)aux, (void)theta;
     Slabs x = {.B = io->B, .H = (size_t)c->heads, .T = io->T, .dh = (size_t)c->dh, .io = io, .yf = y,
                .work = work, .dq = dq, .dk = dk, .dv = dv, .dy = dy, .q = q, .k = k, .v = v};
-    parallel_for(x.B * x.H, 1, backward_slabs, &x);
+    attn_io_slabs_run(io, x.H, backward_slabs, &x);
 }
 
 static void sm_backward(const AttnConfig *c, size_t B, size_t T, float *dq, float *dk, float *dv,

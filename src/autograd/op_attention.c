@@ -118,28 +118,37 @@ int op_attention_in_place(const Node *n) { return in_place(n); }
 static AttnIO io_in_place(const AttnOp *a) {
     size_t H = (size_t)a->cfg.heads, dh = (size_t)a->cfg.dh, C = H * dh;
     size_t W = 3 * C + H * attn_aux(a->kind, &a->cfg);
-    return (AttnIO){a->B, a->T, W, dh, a->T * W, C, dh, a->T * C};
+    return (AttnIO){a->B, a->T, W, dh, a->T * W, C, dh, a->T * C, 0, a->B};
 }
 
-static void fwd_in_place(Node *n, const float *theta) {
+// Sequences [b0, b1): all of them from attn_fwd, a shard's from attn_rows
+static void fwd_in_place(Node *n, const float *theta, size_t b0, size_t b1) {
     const AttnOp *a = n->attr;
     size_t C = (size_t)a->cfg.heads * a->cfg.dh;
     if (n->saved_n[S_AUX]) {
         Scatter s = {.a = a, .qkv = n->in[0]->data, .aux = n->saved[S_AUX], .to_heads = 1, .aux_only = 1};
-        parallel_for(a->B * a->T, copy_grain(aux_width(a)), scatter_rows, &s);
+        if (b0 == 0 && b1 == a->B) parallel_for(a->B * a->T, copy_grain(aux_width(a)), scatter_rows, &s);
+        else scatter_rows(&s, b0 * a->T, b1 * a->T);
     }
     AttnIO io = io_in_place(a);
+    io.b0 = b0;
+    io.b1 = b1;
     const float *qkv = n->in[0]->data;
     a->kind->forward_io(&a->cfg, &io, n->out->data, n->saved[S_WORK], qkv, qkv + C, qkv + 2 * C,
                         n->saved[S_AUX], theta);
 }
 
-static void bwd_in_place(Node *n, float *dtheta, const float *theta) {
+// Sequences [b0, b1): all of them, dθ added (attn_bwd), or a shard's, dtheta
+// NULL (attn_bwd_rows; attn_bwd_params adds dθ)
+static void bwd_in_place(Node *n, float *dtheta, const float *theta, size_t b0, size_t b1) {
     const AttnOp *a = n->attr;
     size_t C = (size_t)a->cfg.heads * a->cfg.dh;
     float *daux = n->saved[S_GRADS];  // NULL without aux channels
-    if (daux) memset(daux, 0, aux_floats(a) * sizeof(float));
+    size_t aux_seq = aux_floats(a) / a->B;  // daux is (B, H, n_aux, T)
+    if (daux) memset(daux + b0 * aux_seq, 0, (b1 - b0) * aux_seq * sizeof(float));
     AttnIO io = io_in_place(a);
+    io.b0 = b0;
+    io.b1 = b1;
     const float *qkv = n->in[0]->data;
     // The kind ADDS straight onto the projection's gradient. Its partial sums
     // (softmax's dq over key tiles, ...) then add onto the old value one by
@@ -152,7 +161,8 @@ static void bwd_in_place(Node *n, float *dtheta, const float *theta) {
                          n->out->data);
     if (daux) {
         Scatter s = {.a = a, .qkv = dqkv, .aux = daux, .to_heads = 0, .aux_only = 1};
-        parallel_for(a->B * a->T, copy_grain(aux_width(a)), scatter_rows, &s);
+        if (b0 == 0 && b1 == a->B) parallel_for(a->B * a->T, copy_grain(aux_width(a)), scatter_rows, &s);
+        else scatter_rows(&s, b0 * a->T, b1 * a->T);
     }
 }
 
@@ -160,7 +170,7 @@ static void attn_fwd(Node *n) {
     const AttnOp *a = n->attr;
     const float *theta = n->in[1] ? n->in[1]->data : NULL;
     if (in_place(n)) {
-        fwd_in_place(n, theta);
+        fwd_in_place(n, theta, 0, a->B);
         return;
     }
     Scatter s = {a, n->in[0]->data, n->saved[S_Q], n->saved[S_K], n->saved[S_V], n->saved[S_AUX], 1, 0};
@@ -176,7 +186,7 @@ static void attn_bwd(Node *n) {
     Tensor *theta = n->in[1];
     float *dtheta = theta && theta->grad ? theta->grad : n->saved[S_DTHETA];
     if (in_place(n)) {
-        bwd_in_place(n, dtheta, theta ? theta->data : NULL);
+        bwd_in_place(n, dtheta, theta ? theta->data : NULL, 0, a->B);
         return;
     }
     size_t S = slab_floats(a);
@@ -193,7 +203,31 @@ static void attn_bwd(Node *n) {
     parallel_for(a->B * a->T, copy_grain(qkv_width(a)), scatter_rows, &s);
 }
 
-static const OpDef ATTENTION = {"attention", attn_fwd, attn_bwd};
+// A sharded forward's rows r0 .. r1: whole sequences (tape.h)
+static void attn_rows(Node *n, size_t r0, size_t r1) {
+    const AttnOp *a = n->attr;
+    fwd_in_place(n, n->in[1] ? n->in[1]->data : NULL, r0 / a->T, r1 / a->T);
+}
+
+static void attn_bwd_rows(Node *n, size_t r0, size_t r1) {
+    const AttnOp *a = n->attr;
+    bwd_in_place(n, NULL, n->in[1] ? n->in[1]->data : NULL, r0 / a->T, r1 / a->T);
+}
+
+// dθ: a sum over every sequence, once the shards are done (attn_bwd's order)
+static void attn_bwd_params(Node *n) {
+    const AttnOp *a = n->attr;
+    Tensor *theta = n->in[1];
+    if (!theta || !a->kind->add_dtheta) return;
+    float *dtheta = theta->grad ? theta->grad : n->saved[S_DTHETA];
+    a->kind->add_dtheta(&a->cfg, a->B, n->saved[S_WORK], theta->data, dtheta);
+}
+
+// In place, the kind's forward_io and backward_io compute any run of
+// sequences (AttnIO.b0, b1); the slab route's copies and its kind's forward
+// and backward run on the whole batch.
+static const OpDef ATTENTION_IN_PLACE = {"attention", attn_fwd, attn_bwd, attn_rows, attn_bwd_rows, attn_bwd_params};
+static const OpDef ATTENTION = {"attention", attn_fwd, attn_bwd, NULL, NULL, NULL};
 
 const float *op_attention_work(const Node *n) { return n->saved[S_WORK]; }
 
@@ -205,15 +239,15 @@ Tensor *op_attention(Tape *t, const char *name, Tensor *qkv, Tensor *theta, cons
                 qkv->rows, qkv->cols, a->B * a->T, W);
         abort();
     }
-    Tensor *out = tape_tensor(t, name, a->B * a->T, C, 1);
-    Node *n = tape_node(t, &ATTENTION, out);
-    n->in[0] = qkv;
-    n->in[1] = theta;
-    n->attr = a;
     // In place when the kind can and the keys are not shifted; that needs the
     // projection's gradient to add into (a tensor recorded with one has a
     // non-NULL grad before finalize too). No slabs then.
     int direct = a->kind->forward_io && a->kind->backward_io && !a->key_shift && qkv->grad;
+    Tensor *out = tape_tensor(t, name, a->B * a->T, C, 1);
+    Node *n = tape_node(t, direct ? &ATTENTION_IN_PLACE : &ATTENTION, out);
+    n->in[0] = qkv;
+    n->in[1] = theta;
+    n->attr = a;
     n->dim[0] = (size_t)direct;
     size_t S = direct ? 0 : slab_floats(a);
     n->saved_n[S_Q] = n->saved_n[S_K] = n->saved_n[S_V] = n->saved_n[S_Y] = S;

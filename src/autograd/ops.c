@@ -23,7 +23,14 @@ static void embed_bwd(Node *n) {
     embed_backward(n->in[0]->grad, wpe ? wpe->grad : NULL, n->out->grad, n->ints, n->dim[0], n->dim[1],
                    n->in[0]->cols, n->in[0]->rows);
 }
-static const OpDef EMBED = {"embed", embed_fwd, embed_bwd};
+// rows r0 .. r1: sequences r0 / T .. r1 / T, positions from 0 in each
+static void embed_rows(Node *n, size_t r0, size_t r1) {
+    size_t C = n->in[0]->cols, T = n->dim[1];
+    embed_forward(n->out->data + r0 * C, n->ints + r0, n->in[0]->data, n->in[1] ? n->in[1]->data : NULL,
+                  (r1 - r0) / T, T, C);
+}
+// backward: only parameters (wte, wpe), summed over every row: no row form
+static const OpDef EMBED = {"embed", embed_fwd, embed_bwd, embed_rows, NULL, NULL};
 
 Tensor *op_embed(Tape *t, const char *name, const int *tokens, Tensor *wte, Tensor *wpe, size_t B,
                  size_t T) {
@@ -47,7 +54,26 @@ static void matmul_bwd(Node *n) {
     matmul_backward_prec(n->in[0]->grad, n->in[1]->grad, n->out->grad, n->in[0]->data, n->in[1]->data,
                          n->in[0]->rows, n->in[0]->cols, n->in[1]->rows, (Precision)n->dim[0]);
 }
-static const OpDef MATMUL = {"matmul", matmul_fwd, matmul_bwd};
+// each row of out is its row of x times w^T (gemm.h: any split of the rows, the same bits)
+static void matmul_rows(Node *n, size_t r0, size_t r1) {
+    size_t C = n->in[0]->cols, OC = n->in[1]->rows;
+    matmul_forward_prec(n->out->data + r0 * OC, n->in[0]->data + r0 * C, n->in[1]->data, r1 - r0, C, OC,
+                        (Precision)n->dim[0]);
+}
+// dx's rows from dout's; dw, a sum over every row, afterwards
+static void matmul_bwd_rows(Node *n, size_t r0, size_t r1) {
+    Tensor *x = n->in[0], *w = n->in[1];
+    size_t C = x->cols, OC = w->rows;
+    if (x->grad)
+        matmul_backward_prec(x->grad + r0 * C, NULL, n->out->grad + r0 * OC, x->data + r0 * C, w->data, r1 - r0, C,
+                             OC, (Precision)n->dim[0]);
+}
+static void matmul_bwd_params(Node *n) {
+    Tensor *x = n->in[0], *w = n->in[1];
+    matmul_backward_prec(NULL, w->grad, n->out->grad, x->data, w->data, x->rows, x->cols, w->rows,
+                         (Precision)n->dim[0]);
+}
+static const OpDef MATMUL = {"matmul", matmul_fwd, matmul_bwd, matmul_rows, matmul_bwd_rows, matmul_bwd_params};
 
 Tensor *op_matmul_prec(Tape *t, const char *name, Tensor *x, Tensor *w, Precision p) {
     if (x->cols != w->cols) {
@@ -79,7 +105,24 @@ static void ln_bwd(Node *n) {
     layernorm_backward(n->in[0]->grad, n->in[1]->grad, n->in[2]->grad, n->out->grad, n->in[0]->data,
                        n->in[1]->data, n->saved[0], n->saved[1], n->in[0]->n / n->dim[0], n->dim[0]);
 }
-static const OpDef LAYERNORM = {"layernorm", ln_fwd, ln_bwd};
+// groups of dim[0] floats, cols / dim[0] to a row
+static void ln_rows(Node *n, size_t r0, size_t r1) {
+    size_t cols = n->in[0]->cols, G = cols / n->dim[0];
+    layernorm_forward(n->out->data + r0 * cols, n->saved[0] + r0 * G, n->saved[1] + r0 * G,
+                      n->in[0]->data + r0 * cols, n->in[1]->data, n->in[2]->data, (r1 - r0) * G, n->dim[0]);
+}
+static void ln_bwd_rows(Node *n, size_t r0, size_t r1) {
+    Tensor *x = n->in[0];
+    size_t cols = x->cols, G = cols / n->dim[0];
+    if (x->grad)
+        layernorm_backward(x->grad + r0 * cols, NULL, NULL, n->out->grad + r0 * cols, x->data + r0 * cols,
+                           n->in[1]->data, n->saved[0] + r0 * G, n->saved[1] + r0 * G, (r1 - r0) * G, n->dim[0]);
+}
+static void ln_bwd_params(Node *n) {
+    layernorm_backward(NULL, n->in[1]->grad, n->in[2]->grad, n->out->grad, n->in[0]->data, n->in[1]->data,
+                       n->saved[0], n->saved[1], n->in[0]->n / n->dim[0], n->dim[0]);
+}
+static const OpDef LAYERNORM = {"layernorm", ln_fwd, ln_bwd, ln_rows, ln_bwd_rows, ln_bwd_params};
 
 Tensor *op_layernorm(Tape *t, const char *name, Tensor *x, Tensor *w, Tensor *b) {
     Tensor *out = tape_tensor(t, name, x->rows, x->cols, 1);
@@ -98,7 +141,17 @@ static void gelu_bwd(Node *n) {
     // out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
     gelu_backward(n->in[0]->grad, n->in[0]->data, n->out->grad, n->out->n);
 }
-static const OpDef GELU = {"gelu", gelu_fwd, gelu_bwd};
+static void gelu_rows(Node *n, size_t r0, size_t r1) {
+    size_t cols = n->out->cols;
+    gelu_forward(n->out->data + r0 * cols, n->in[0]->data + r0 * cols, (r1 - r0) * cols);
+}
+static void gelu_bwd_rows(Node *n, size_t r0, size_t r1) {
+    size_t cols = n->out->cols;
+    if (n->in[0]->grad)
+        gelu_backward(n->in[0]->grad + r0 * cols, n->in[0]->data + r0 * cols, n->out->grad + r0 * cols,
+                      (r1 - r0) * cols);
+}
+static const OpDef GELU = {"gelu", gelu_fwd, gelu_bwd, gelu_rows, gelu_bwd_rows, NULL};
 
 Tensor *op_gelu(Tape *t, const char *name, Tensor *x) {
     Tensor *out = tape_tensor(t, name, x->rows, x->cols, 1);
@@ -117,7 +170,7 @@ static void add_bwd(Node *n) {
     acc(n->in[0]->grad, n->out->grad, n->out->n);
     acc(n->in[1]->grad, n->out->grad, n->out->n);
 }
-static const OpDef ADD = {"add", add_fwd, add_bwd};
+static const OpDef ADD = {"add", add_fwd, add_bwd, NULL, NULL, NULL};
 
 Tensor *op_add(Tape *t, const char *name, Tensor *a, Tensor *b) {
     Tensor *out = tape_tensor(t, name, a->rows, a->cols, 1);
@@ -145,7 +198,22 @@ static void mmres_bwd(Node *n) {
     matmul_backward_prec(x->grad, w->grad, n->out->grad, x->data, w->data, x->rows, x->cols, w->rows,
                          (Precision)n->dim[0]);
 }
-static const OpDef MATMUL_RESIDUAL = {"matmul+add", mmres_fwd, mmres_bwd};
+static void mmres_rows(Node *n, size_t r0, size_t r1) {
+    Tensor *x = n->in[0], *w = n->in[1];
+    size_t C = x->cols, OC = w->rows;
+    matmul_residual_forward(n->out->data + r0 * OC, n->in[2]->data + r0 * OC, x->data + r0 * C, w->data,
+                            r1 - r0, C, OC, (Precision)n->dim[0]);
+}
+static void mmres_bwd_rows(Node *n, size_t r0, size_t r1) {
+    Tensor *x = n->in[0], *w = n->in[1], *res = n->in[2];
+    size_t C = x->cols, OC = w->rows;
+    acc(res->grad ? res->grad + r0 * OC : NULL, n->out->grad + r0 * OC, (r1 - r0) * OC);
+    if (x->grad)
+        matmul_backward_prec(x->grad + r0 * C, NULL, n->out->grad + r0 * OC, x->data + r0 * C, w->data, r1 - r0, C,
+                             OC, (Precision)n->dim[0]);
+}
+static const OpDef MATMUL_RESIDUAL = {"matmul+add", mmres_fwd, mmres_bwd, mmres_rows, mmres_bwd_rows,
+                                      matmul_bwd_params};
 
 Tensor *op_matmul_residual(Tape *t, const char *name, Tensor *res, Tensor *x, Tensor *w, Precision p) {
     if (x->cols != w->cols || res->rows != x->rows || res->cols != w->rows) {
@@ -175,7 +243,15 @@ static void ce_bwd(Node *n) {
     Tensor *x = n->in[0];
     crossentropy_backward(x->grad, n->saved[0], n->ints, x->rows, x->cols, n->count, n->out->grad[0]);
 }
-static const OpDef CROSSENTROPY = {"crossentropy", ce_fwd, ce_bwd};
+// the logits' rows: each from its own row (and the scored count, fixed by the forward)
+static void ce_bwd_rows(Node *n, size_t r0, size_t r1) {
+    Tensor *x = n->in[0];
+    size_t V = x->cols;
+    crossentropy_backward(x->grad ? x->grad + r0 * V : NULL, n->saved[0] + r0 * V, n->ints + r0, r1 - r0, V,
+                          n->count, n->out->grad[0]);
+}
+// no forward_rows: the loss is one sum over every row
+static const OpDef CROSSENTROPY = {"crossentropy", ce_fwd, ce_bwd, NULL, ce_bwd_rows, NULL};
 
 Tensor *op_crossentropy(Tape *t, const char *name, Tensor *logits, const int *targets) {
     Tensor *out = tape_tensor(t, name, 1, 1, 1);
@@ -201,7 +277,7 @@ static void dot_bwd(Node *n) {
     float g = n->out->grad[0];
     for (size_t i = 0; i < n->in[0]->n; i++) n->in[0]->grad[i] += g * r[i];
 }
-static const OpDef DOT = {"dot", dot_fwd, dot_bwd};
+static const OpDef DOT = {"dot", dot_fwd, dot_bwd, NULL, NULL, NULL};
 
 Tensor *op_dot(Tape *t, const char *name, Tensor *x, const float *r) {
     Tensor *out = tape_tensor(t, name, 1, 1, 1);

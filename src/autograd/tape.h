@@ -23,10 +23,24 @@ typedef struct Node Node;
 
 // One op kind: a name and its two directions. A missing backward is not
 // silently skipped: tape_backward fails loudly naming the op.
+// The sharded passes (tape_set_batches) run an op a share of rows at a time:
+// rows [r0, r1), whole sequences (r0, r1 multiples of the sequence length).
+// forward_rows (NULL if the op has none): the forward of those output rows
+//   only, reading no other rows of its row-indexed inputs.
+// backward_rows (NULL if none): backward's part for those rows: the
+//   gradients of those rows of the row-indexed inputs, from those rows of
+//   out's gradient. backward_params (NULL: backward_rows is all of it): the
+//   rest, run once every share is done: the gradients that sum over every
+//   row (a weight's, a LayerNorm's gain and bias, θ).
+// Each writes nothing else, and every value is the same bits as forward /
+// backward compute.
 typedef struct {
     const char *name;
     void (*forward)(Node *n);
     void (*backward)(Node *n);
+    void (*forward_rows)(Node *n, size_t r0, size_t r1);
+    void (*backward_rows)(Node *n, size_t r0, size_t r1);
+    void (*backward_params)(Node *n);
 } OpDef;
 
 #define NODE_MAX_IN 4
@@ -74,6 +88,13 @@ typedef struct {
     // The replay loops test it once per pass, so the hot path stays clock-free.
     NodeClock *clock_fwd, *clock_bwd;
     NodeClock clock_zero;
+    // The sharded passes (tape_set_batches): the activations' rows are
+    // `batches` sequences of `batch_rows` rows. The first `shard_nodes` nodes
+    // have forward_rows; the nodes from `shard_bwd_from` on have
+    // backward_rows (shard_bwd_from = n_nodes: none). The outputs of the
+    // first, and the gradients the second zero first, have batches *
+    // batch_rows rows.
+    size_t batches, batch_rows, shard_nodes, shard_bwd_from;
 } Tape;
 
 void tape_init(Tape *t);
@@ -89,6 +110,19 @@ Tensor *tape_tensor(Tape *t, const char *name, size_t rows, size_t cols, int nee
 Node *tape_node(Tape *t, const OpDef *op, Tensor *out);
 void tape_finalize(Tape *t);
 
+// The activations' rows are B sequences of T rows each (before tape_finalize).
+// Then the leading nodes with forward_rows run as one sharded forward: each
+// pool thread takes a run of whole sequences through all of them, one
+// dispatch in all where node by node each op would wake the workers and read
+// rows another core wrote. Backward likewise: the trailing nodes with
+// backward_rows run as one sharded pass, each thread its sequences from the
+// loss down, and then their backward_params node by node. Every value is the
+// same as node by node (the ops' row forms say so). Without this call, or on
+// one thread, or while profiling (whose clocks time each node across the
+// threads), node by node.
+void tape_set_batches(Tape *t, size_t B, size_t T);
+
+// Replays the nodes in order: the sharded run first, then the rest.
 void tape_forward(Tape *t);
 // Zeroes every activation gradient (each just before the node that writes it
 // first), seeds d(loss)/d(loss) = 1 on `loss` (a 1x1 tensor no node reads),

@@ -287,7 +287,9 @@ int bench_part_profile(const BenchOpts *o) {
            "  CPU-second. %% busy: GFLOP/s over one thread's FMA peak (%.1f GFLOP/s). wall ms: the op's wall\n"
            "  time; wait: of that, the caller waiting for pool workers. GB/s: bytes an element-wise op must\n"
            "  move; %% bw: over the 1-thread DRAM read bandwidth (%.1f GB/s; data in cache can beat it).\n"
-           "  a+b: a product with op b in its epilogue (GFLOP/s counts the product).\n",
+           "  a+b: a product with op b in its epilogue (GFLOP/s counts the product). Node by node, so\n"
+           "  each op can be clocked; training runs each pass sharded by sequence (autograd/tape.h: one\n"
+           "  pool dispatch for the rows of all its ops), so its step (part train) costs less CPU.\n",
            o->threads, o->peak_1, o->mem_gbs);
     if (o->precisions & 1 << PRECISION_BF16)
         printf("  bf16: [train] precision = bf16, only the matmul rows change; their %% busy stays against the\n"

@@ -212,6 +212,7 @@ void graph_build_prec(Graph *g, Model *m, size_t B, size_t T, Precision p) {
     g->attn_node = xcalloc(m->L, sizeof *g->attn_node);
     Tape *t = &g->tape;
     tape_init(t);
+    tape_set_batches(t, B, T);  // the forward up to the loss runs sharded by sequence
     char nm[96];
 #define N(fmt) (snprintf(nm, sizeof nm, "h.%zu." fmt, l), nm)
     Tensor *x = op_embed(t, "embed", g->tokens, m->wte, m->wpe, B, T);  // (B*T, C)

@@ -520,7 +520,7 @@ static void ref_tiles_backward(float *dq, float *dk, float *dv, const float *dy,
 static int tiles_case(size_t B, size_t H, size_t T, size_t dh, float qscale, uint64_t seed) {
     size_t C = H * dh, W = 3 * C + 5, Wy = C + 3, N = B * T;
     AttnConfig c = cfg_of((int)H, (int)dh);
-    AttnIO io = {B, T, W, dh, T * W, Wy, dh, T * Wy};
+    AttnIO io = {B, T, W, dh, T * W, Wy, dh, T * Wy, 0, B};
     Rng r;
     rng_seed(&r, seed);
     float *x = fbuf(N * W), *dx = fbuf(N * W), *dx_ref = fbuf(N * W);
