@@ -7,11 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "autograd/tape_shards.h"
 #include "util/err.h"
 #include "util/pool.h"
 
-static size_t count_shard_nodes(const Tape *t);
-static size_t count_shard_bwd_from(const Tape *t);
 
 void tape_init(Tape *t) { memset(t, 0, sizeof *t); }
 
@@ -27,6 +26,7 @@ void tape_free(Tape *t) {
     free(t->saved);
     free(t->zero_list);
     free(t->zero_start);
+    shards_free(t);
     tape_profile_stop(t);
     memset(t, 0, sizeof *t);
 }
@@ -144,9 +144,8 @@ void tape_finalize(Tape *t) {
             off += align16(n->saved_n[s]);
         }
     plan_zeroing(t);
-    t->shard_nodes = count_shard_nodes(t);
-    t->shard_bwd_from = count_shard_bwd_from(t);
     t->finalized = 1;
+    shards_plan(t);
 }
 
 // ---- profiling clocks (bench --part profile)
@@ -199,65 +198,6 @@ void tape_set_batches(Tape *t, size_t B, size_t T) {
     t->batch_rows = T;
 }
 
-// The leading nodes a sharded forward can run (tape_finalize)
-static size_t count_shard_nodes(const Tape *t) {
-    if (t->batches < 2) return 0;
-    size_t i = 0, rows = t->batches * t->batch_rows;
-    while (i < t->n_nodes && t->nodes[i].op->forward_rows && t->nodes[i].out->rows == rows) i++;
-    return i;
-}
-
-// The gradients node i zeroes first are whole batches of rows (its output
-// need not be: the loss's is one number, read whole by every share)
-static int zeroes_batch_rows(const Tape *t, size_t i) {
-    size_t rows = t->batches * t->batch_rows;
-    for (size_t z = t->zero_start[i]; z < t->zero_start[i + 1]; z++)
-        if (t->zero_list[z]->rows != rows) return 0;
-    return 1;
-}
-
-// The first of the trailing nodes a sharded backward can run (tape_finalize,
-// after plan_zeroing)
-static size_t count_shard_bwd_from(const Tape *t) {
-    if (t->batches < 2) return t->n_nodes;
-    size_t i = t->n_nodes;
-    while (i > 0 && t->nodes[i - 1].op->backward_rows && zeroes_batch_rows(t, i - 1)) i--;
-    return i;
-}
-
-typedef struct {
-    Tape *t;
-} Shard;
-
-// Sequences [b0, b1) through the sharded nodes, in order
-static void shard_forward(void *ctx, size_t b0, size_t b1) {
-    Tape *t = ((const Shard *)ctx)->t;
-    size_t r0 = b0 * t->batch_rows, r1 = b1 * t->batch_rows;
-    for (size_t i = 0; i < t->shard_nodes; i++) t->nodes[i].op->forward_rows(&t->nodes[i], r0, r1);
-}
-
-static int wants_grad(const Node *n);
-
-// zero_grads for rows [r0, r1) only
-static void zero_grad_rows(Tape *t, size_t i, size_t r0, size_t r1) {
-    for (size_t z = t->zero_start[i]; z < t->zero_start[i + 1]; z++) {
-        Tensor *x = t->zero_list[z];
-        memset(x->grad + r0 * x->cols, 0, (r1 - r0) * x->cols * sizeof(float));
-    }
-}
-
-// Sequences [b0, b1) through the sharded nodes' backward_rows, from the last
-static void shard_backward(void *ctx, size_t b0, size_t b1) {
-    Tape *t = ((const Shard *)ctx)->t;
-    size_t r0 = b0 * t->batch_rows, r1 = b1 * t->batch_rows;
-    for (size_t i = t->n_nodes; i-- > t->shard_bwd_from;) {
-        Node *n = &t->nodes[i];
-        if (!wants_grad(n)) continue;
-        zero_grad_rows(t, i, r0, r1);
-        n->op->backward_rows(n, r0, r1);
-    }
-}
-
 void tape_forward(Tape *t) {
     if (t->clock_fwd) {
         for (size_t i = 0; i < t->n_nodes; i++) {
@@ -267,20 +207,9 @@ void tape_forward(Tape *t) {
         }
         return;
     }
-    size_t i = 0;
-    if (t->shard_nodes && pool_threads_used() > 1) {
-        Shard s = {t};
-        parallel_for(t->batches, 1, shard_forward, &s);
-        i = t->shard_nodes;
-    }
-    for (; i < t->n_nodes; i++) t->nodes[i].op->forward(&t->nodes[i]);
+    for (size_t i = shards_forward(t); i < t->n_nodes; i++) t->nodes[i].op->forward(&t->nodes[i]);
 }
 
-static int wants_grad(const Node *n) {
-    for (int i = 0; i < NODE_MAX_IN; i++)
-        if (n->in[i] && n->in[i]->grad) return 1;
-    return 0;
-}
 
 void tape_backward(Tape *t, Tensor *loss) {
     Stamp s0 = t->clock_bwd ? stamp() : (Stamp){0, 0, 0};
@@ -292,20 +221,10 @@ void tape_backward(Tape *t, Tensor *loss) {
     zero_grads(t, t->n_nodes);  // the gradients no node writes (the loss's among them)
     if (t->clock_bwd) clock_add(&t->clock_zero, s0);
     loss->grad[0] = 1.0f;
-    size_t end = t->n_nodes;  // the nodes left for node by node: [0, end)
-    if (!t->clock_bwd && t->shard_bwd_from < t->n_nodes && pool_threads_used() > 1) {
-        Shard s = {t};
-        parallel_for(t->batches, 1, shard_backward, &s);
-        // the sums over every row, in the order node by node runs them
-        for (size_t i = t->n_nodes; i-- > t->shard_bwd_from;) {
-            Node *n = &t->nodes[i];
-            if (wants_grad(n) && n->op->backward_params) n->op->backward_params(n);
-        }
-        end = t->shard_bwd_from;
-    }
+    size_t end = t->clock_bwd ? t->n_nodes : shards_backward(t);  // node by node: the nodes below end
     for (size_t i = end; i-- > 0;) {
         Node *n = &t->nodes[i];
-        if (!wants_grad(n)) continue;
+        if (!tape_wants_grad(n)) continue;
         if (!n->op->backward) {
             fprintf(stderr, "lmtrain: internal error: op '%s' has no backward\n", n->op->name);
             abort();

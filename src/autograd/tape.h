@@ -95,7 +95,20 @@ typedef struct {
     // first, and the gradients the second zero first, have batches *
     // batch_rows rows.
     size_t batches, batch_rows, shard_nodes, shard_bwd_from;
+    // The sharded backward's backward_params (tape_shards.c): the nodes that
+    // have one, largest first, their work (rows x parameter floats), and per
+    // node the thread it runs on; NULL when they run node by node.
+    size_t *param_nodes, n_param_nodes;
+    double *param_cost;
+    int *param_owner;
 } Tape;
+
+// 1 if a gradient flows to one of n's inputs (else the backward skips n)
+static inline int tape_wants_grad(const Node *n) {
+    for (int i = 0; i < NODE_MAX_IN; i++)
+        if (n->in[i] && n->in[i]->grad) return 1;
+    return 0;
+}
 
 void tape_init(Tape *t);
 void tape_free(Tape *t);
@@ -116,7 +129,8 @@ void tape_finalize(Tape *t);
 // dispatch in all where node by node each op would wake the workers and read
 // rows another core wrote. Backward likewise: the trailing nodes with
 // backward_rows run as one sharded pass, each thread its sequences from the
-// loss down, and then their backward_params node by node. Every value is the
+// loss down, and then their backward_params, each node's on one thread
+// (those of different nodes write different parameters). Every value is the
 // same as node by node (the ops' row forms say so). Without this call, or on
 // one thread, or while profiling (whose clocks time each node across the
 // threads), node by node.

@@ -16,6 +16,7 @@
 #include "kernels/bf16.h"
 #include "model/model.h"
 #include "util/pool.h"
+#include "util/rng.h"
 
 enum { V = 37, B = 5 };
 
@@ -158,8 +159,8 @@ static void test_same_bits_bf16(void) {
     one_case(&d);
 }
 
-// a sharded forward is one dispatch, and so is the backward, at a size where
-// no op splits its own work (the loss, the weights' gradients)
+// a sharded forward is one dispatch, the backward two (rows, then the
+// parameters' gradients)
 static void test_one_dispatch(void) {
     Config c;
     small_config(&c, (SmallModel){"linear", .layers = 3, .heads = 2, .d_model = 16, .block_size = 9});
@@ -178,16 +179,62 @@ static void test_one_dispatch(void) {
     unsigned long backward = pool_dispatches();
     pool_profile(0);
     CHECK_MSG(forward == 1, "a sharded forward woke the pool %lu times", forward);
-    // the sums over every row then run node by node, each too small here to split
-    CHECK_MSG(backward == 1, "a sharded backward woke the pool %lu times", backward);
+    // the rows, then the parameters' gradients (each node's on one thread)
+    CHECK_MSG(backward == 2, "a sharded backward woke the pool %lu times", backward);
+    CHECK(g.tape.param_nodes != NULL);
     pool_init(1);
     graph_free(&g);
     model_free(&m);
+}
+
+// Two products with one weight, both in the sharded backward: their parts
+// of its gradient must add in node order, so the plan runs the parameter
+// parts node by node (param_nodes NULL), and every gradient is still the
+// same bits as at 1 thread.
+static void test_shared_weight(void) {
+    enum { SB = 5, ST = 6, C = 8 };
+    Rng r;
+    rng_seed(&r, 5);
+    float w_data[C * C], w_grad[C * C], ln_w[C], ln_b[C], ln_wg[C], ln_bg[C];
+    for (size_t i = 0; i < C * C; i++) w_data[i] = 0.3f * rng_normal(&r);
+    for (size_t i = 0; i < C; i++) ln_w[i] = 1.0f, ln_b[i] = 0.0f;
+    Tensor w = {w_data, w_grad, C, C, C * C, "w"}, lw = {ln_w, ln_wg, 1, C, C, "ln.w"},
+           lb = {ln_b, ln_bg, 1, C, C, "ln.b"};
+    int targets[SB * ST];
+    for (size_t i = 0; i < SB * ST; i++) targets[i] = (int)(i * 5 % C);
+    Tape t;
+    tape_init(&t);
+    tape_set_batches(&t, SB, ST);
+    Tensor *x = tape_tensor(&t, "x", SB * ST, C, 1);
+    Tensor *h = op_matmul(&t, "a", op_layernorm(&t, "ln", x, &lw, &lb), &w);
+    Tensor *loss = op_crossentropy(&t, "loss", op_matmul(&t, "b", op_gelu(&t, "g", h), &w), targets);
+    tape_finalize(&t);
+    CHECK(t.shard_bwd_from == 0);
+    CHECK(t.param_nodes == NULL);
+    float first[C * C + 2 * C];
+    for (int threads = 1; threads <= 3; threads++) {
+        pool_init(threads);
+        for (size_t i = 0; i < x->n; i++) x->data[i] = (float)((i * 37) % 11) - 5.0f;
+        memset(w_grad, 0, sizeof w_grad);
+        memset(ln_wg, 0, sizeof ln_wg);
+        memset(ln_bg, 0, sizeof ln_bg);
+        tape_forward(&t);
+        tape_backward(&t, loss);
+        float got[C * C + 2 * C];
+        memcpy(got, w_grad, sizeof w_grad);
+        memcpy(got + C * C, ln_wg, sizeof ln_wg);
+        memcpy(got + C * C + C, ln_bg, sizeof ln_bg);
+        if (threads == 1) memcpy(first, got, sizeof got);
+        else CHECK_MSG(memcmp(got, first, sizeof got) == 0, "%d threads: the parameters' gradients differ", threads);
+    }
+    pool_init(1);
+    tape_free(&t);
 }
 
 int main(void) {
     TEST(test_same_bits);
     TEST(test_same_bits_bf16);
     TEST(test_one_dispatch);
+    TEST(test_shared_weight);
     return test_summary();
 }
