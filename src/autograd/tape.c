@@ -11,7 +11,6 @@
 #include "util/err.h"
 #include "util/pool.h"
 
-
 void tape_init(Tape *t) { memset(t, 0, sizeof *t); }
 
 void tape_free(Tape *t) {
@@ -209,7 +208,6 @@ void tape_forward(Tape *t) {
     }
     for (size_t i = shards_forward(t); i < t->n_nodes; i++) t->nodes[i].op->forward(&t->nodes[i]);
 }
-
 
 void tape_backward(Tape *t, Tensor *loss) {
     Stamp s0 = t->clock_bwd ? stamp() : (Stamp){0, 0, 0};

@@ -51,8 +51,10 @@ enum { ROW_ZERO = 2 * N_ROLES, ROW_NORM, ROW_ADAM, N_ROWS };
 enum { F_WALL, F_CPU, F_WAIT, F_FLOPS, F_BYTES, F_MATMUL, N_FIELDS };
 // pool dispatches per step (parallel_for calls that woke the workers): the
 // tape's forward + backward, the gradient norm, AdamW
+// OUT_TRAIN_*: the same steps again without clocks, as training runs them
+// (the passes sharded: autograd/tape.h), per step
 enum { OUT_STEP_WALL = N_ROWS * N_FIELDS, OUT_STEP_CPU, OUT_STEPS, OUT_DISP_TAPE, OUT_DISP_NORM, OUT_DISP_ADAM,
-       OUT_TOTAL };
+       OUT_TRAIN_WALL, OUT_TRAIN_CPU, OUT_TRAIN_DISP, OUT_TRAIN_STEPS, OUT_TOTAL };
 _Static_assert(OUT_TOTAL <= BENCH_CHILD_OUT, "profile rows do not fit the child's result");
 
 static int role_of(const char *name) {
@@ -189,6 +191,18 @@ static int profile_child(void *ctx, double *out) {
     for (int i = OUT_DISP_TAPE; i <= OUT_DISP_ADAM; i++) out[i] /= steps;
     out[OUT_STEPS] = steps;
     tape_profile_stop(tp);
+    pool_profile(1);  // counts the dispatches (and adds a clock read to each: no node clocks)
+    Clock2 t0 = clock2();
+    for (int s = 0; s < steps; s++) {
+        graph_forward_backward(g, m);
+        adamw_step(&x.opt, m, x.c.lr, ++x.t, grad_norm(m));
+        out[OUT_TRAIN_STEPS]++;
+    }
+    Clock2 t1 = clock2();
+    out[OUT_TRAIN_WALL] = (t1.wall - t0.wall) / steps;
+    out[OUT_TRAIN_CPU] = (t1.cpu - t0.cpu) / steps;
+    out[OUT_TRAIN_DISP] = (double)pool_dispatches() / steps;
+    pool_profile(0);
     bench_trainer_free(&x);
     pool_shutdown();
     return 0;
@@ -265,12 +279,16 @@ static void profile_job(const BenchOpts *o, const BenchSizeJob *j, FILE *csv, do
     print_row(csv, o, cfg, kind, prec, "between ops", "step", untimed, v[OUT_STEP_CPU]);
     double all[N_FIELDS] = {step, v[OUT_STEP_CPU], sum[F_WAIT], sum[F_FLOPS], 0};
     print_row(csv, o, cfg, kind, prec, "whole step", "step", all, v[OUT_STEP_CPU]);
+    double trained[N_FIELDS] = {v[OUT_TRAIN_WALL], v[OUT_TRAIN_CPU], NAN, sum[F_FLOPS], 0};
+    print_row(csv, o, cfg, kind, prec, "step as trained", "step", trained, v[OUT_STEP_CPU]);
     printf("  pool waits: %.3f ms of %.3f ms (%.1f%%); CPU %.3f ms/step, of it matmuls %.3f ms; %d steps profiled\n",
            sum[F_WAIT] * 1e3, step * 1e3, 100.0 * sum[F_WAIT] / step, v[OUT_STEP_CPU] * 1e3, mm * 1e3,
            (int)v[OUT_STEPS]);
     printf("  pool dispatches per step: %.0f (forward + backward %.0f, grad norm %.0f, AdamW %.0f)\n",
            v[OUT_DISP_TAPE] + v[OUT_DISP_NORM] + v[OUT_DISP_ADAM], v[OUT_DISP_TAPE], v[OUT_DISP_NORM],
            v[OUT_DISP_ADAM]);
+    printf("  as trained (sharded passes, no clocks; %d steps): CPU %.3f ms/step, wall %.3f ms, %.0f pool dispatches\n",
+           (int)v[OUT_TRAIN_STEPS], v[OUT_TRAIN_CPU] * 1e3, v[OUT_TRAIN_WALL] * 1e3, v[OUT_TRAIN_DISP]);
     fflush(stdout);
     *step_cpu = v[OUT_STEP_CPU];
     *matmul_cpu = mm;
@@ -287,9 +305,10 @@ int bench_part_profile(const BenchOpts *o) {
            "  CPU-second. %% busy: GFLOP/s over one thread's FMA peak (%.1f GFLOP/s). wall ms: the op's wall\n"
            "  time; wait: of that, the caller waiting for pool workers. GB/s: bytes an element-wise op must\n"
            "  move; %% bw: over the 1-thread DRAM read bandwidth (%.1f GB/s; data in cache can beat it).\n"
-           "  a+b: a product with op b in its epilogue (GFLOP/s counts the product). Node by node, so\n"
-           "  each op can be clocked; training runs each pass sharded by sequence (autograd/tape.h: one\n"
-           "  pool dispatch for the rows of all its ops), so its step (part train) costs less CPU.\n",
+           "  a+b: a product with op b in its epilogue (GFLOP/s counts the product). The ops run node by\n"
+           "  node, so each can be clocked; training shards each pass by sequence instead (autograd/tape.h:\n"
+           "  one pool dispatch for the rows of all its ops). `step as trained`: the same steps that way,\n"
+           "  unclocked (its %% step: against the clocked step's CPU).\n",
            o->threads, o->peak_1, o->mem_gbs);
     if (o->precisions & 1 << PRECISION_BF16)
         printf("  bf16: [train] precision = bf16, only the matmul rows change; their %% busy stays against the\n"

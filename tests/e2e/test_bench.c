@@ -183,13 +183,30 @@ static void test_profile_part(void) {
     const char *b = csv ? strstr(csv, "\nbaby,linear,1,mlp.fc,bwd,") : NULL;
     CHECK(f && b);
     if (f && b) CHECK(csv_field(b + 1, 9) == 2 * csv_field(f + 1, 9));
-    // the op rows and "between ops" add up to the whole step's CPU time
-    double sum = 0, whole = NAN;
+    // the op rows and "between ops" add up to the whole step's CPU time; the
+    // same steps unclocked (as training runs them) are a row of their own,
+    // with the whole step's FLOPs
+    double sum = 0, whole = NAN, whole_flops = NAN, trained = NAN, trained_flops = NAN;
     for (const char *r = csv ? strchr(csv, '\n') : NULL; r && r[1]; r = strchr(r + 1, '\n')) {
-        if (!strncmp(r + 1, "baby,linear,1,whole step,", 25)) whole = csv_field(r + 1, 5);
-        else sum += csv_field(r + 1, 5);
+        if (!strncmp(r + 1, "baby,linear,1,whole step,", 25)) {
+            whole = csv_field(r + 1, 5);
+            whole_flops = csv_field(r + 1, 9);
+        } else if (!strncmp(r + 1, "baby,linear,1,step as trained,", 30)) {
+            trained = csv_field(r + 1, 5);
+            trained_flops = csv_field(r + 1, 9);
+        } else {
+            sum += csv_field(r + 1, 5);
+        }
     }
     CHECK(whole > 0 && fabs(sum - whole) <= 1e-3 * whole);
+    CHECK(trained > 0 && trained_flops > 0 && trained_flops == whole_flops);
+    // ... over as many steps as were profiled
+    int profiled = -1, as_trained = -2;
+    const char *pl = strstr(e2e_out, " steps profiled"), *tl = strstr(e2e_out, "  as trained (sharded passes, no clocks; ");
+    while (pl && pl > e2e_out && pl[-1] >= '0' && pl[-1] <= '9') pl--;
+    if (pl) profiled = atoi(pl);
+    if (tl) as_trained = atoi(tl + strlen("  as trained (sharded passes, no clocks; "));
+    CHECK(profiled > 0 && as_trained == profiled);
     free(csv);
     snprintf(p, sizeof p, "%s/membw.csv", out);
     csv = read_all(p, NULL);
