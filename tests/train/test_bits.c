@@ -65,6 +65,17 @@ static const Variant VARIANTS[] = {
     {"linear_decay_chunk64", {"attention.kind=linear_decay", "model.block_size=64", "attention.chunk=64"}},
     {"delta_chunk64", {"attention.kind=delta", "model.block_size=64", "attention.chunk=64"}},
     {"delta_wy_chunk64", {"attention.kind=delta", "model.heads=2", "model.block_size=64", "attention.chunk=64"}},
+    // generation past the context: the KV cache's ring overwrites its oldest
+    // slots (window 4, 8 tokens generated)
+    {"softmax_window4", {"attention.kind=softmax", "model.block_size=4", "attention.chunk=4"}},
+    // the key shift (the attention op's slab route, which the sharded passes
+    // stop at), and a per-head output LayerNorm with an identity initial state
+    {"softmax_key_shift", {"attention.kind=softmax", "attention.key_shift=true"}},
+    {"linear_decay_onorm_id", {"attention.kind=linear_decay", "attention.output_norm=true",
+                               "attention.state_init=identity"}},
+    // delta with the feature maps other than its identity
+    {"delta_elu1", {"attention.kind=delta", "attention.feature_map=elu1"}},
+    {"delta_relu", {"attention.kind=delta", "attention.feature_map=relu"}},
 };
 enum { N_VARIANTS = sizeof VARIANTS / sizeof VARIANTS[0] };
 
@@ -82,7 +93,9 @@ static const Recorded RECORDED[] = {
       0xb232e61bf8ad6aa7ull, 0x467f20ba899b5548ull, 0xe3d109b698c24b51ull,
       0xa1de4d6e3f493312ull, 0xdc6f253800da4c2dull, 0x8a9297948872dab3ull,
       0xc9e560923c2d8b37ull, 0x8440667f0eec85edull, 0xdc7254da16551983ull,
-      0xebedb7d79236ddb5ull, 0x091fc73af891e61bull, 0x48d5721e3a5e2715ull}},
+      0xebedb7d79236ddb5ull, 0x091fc73af891e61bull, 0x48d5721e3a5e2715ull,
+      0x2ab908db86b66b9eull, 0x27c06bc7ec0b6aa6ull, 0x5f24319f3ede8614ull,
+      0x30336df0a239b635ull, 0x65e70539f71d6ac3ull}},
     // KERNELS=avx2, or native on an AVX2 CPU: only softmax's row sums differ from avx512
     {"avx2",
      {
@@ -90,7 +103,9 @@ static const Recorded RECORDED[] = {
       0xb232e61bf8ad6aa7ull, 0x467f20ba899b5548ull, 0xe3d109b698c24b51ull,
       0xa1de4d6e3f493312ull, 0xdc6f253800da4c2dull, 0x8a9297948872dab3ull,
       0xc9e560923c2d8b37ull, 0x8440667f0eec85edull, 0x8e520c4fd79c7d71ull,
-      0xebedb7d79236ddb5ull, 0x091fc73af891e61bull, 0x48d5721e3a5e2715ull}},
+      0xebedb7d79236ddb5ull, 0x091fc73af891e61bull, 0x48d5721e3a5e2715ull,
+      0xa702ce12b1bf5ed4ull, 0x9d31f0d4678301a8ull, 0x5f24319f3ede8614ull,
+      0x30336df0a239b635ull, 0x65e70539f71d6ac3ull}},
     // KERNELS=portable: no FMA
     {"plain-c",
      {
@@ -98,7 +113,9 @@ static const Recorded RECORDED[] = {
       0x08a0a237b2480765ull, 0x286fafb2fa337076ull, 0x3f8cc724bdd23aebull,
       0x987b766e3e9a969dull, 0x779210d7c07ea5b2ull, 0xea98c75878442d47ull,
       0xae2f098e66ca6491ull, 0xb56fd4005de7f67full, 0xe6d8be75e608ddc4ull,
-      0xa68ea5b0ebd544d6ull, 0x0f76eddc0c857b9bull, 0xc142bb6cd28f9b11ull}},
+      0xa68ea5b0ebd544d6ull, 0x0f76eddc0c857b9bull, 0xc142bb6cd28f9b11ull,
+      0x9d10a0ebfbda1d1aull, 0x4e9e06097c11dd85ull, 0x7af4afa747f3b006ull,
+      0x9bc442bb67e285d4ull, 0xef4294acaa7dad56ull}},
 };
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
@@ -182,7 +199,9 @@ static void test_recorded_bits(void) {
 
 // The same bits on 3 threads as on 1 (the pool's determinism rule, end to end).
 static void test_threads_do_not_change_bits(void) {
-    const size_t pick[] = {0, 2, 5, 10};  // softmax, linear_decay, delta, delta's WY form
+    // softmax, linear_decay, delta, delta's WY form, the key shift (its slab route is not
+    // sharded: the sharded forward stops before it, the backward after it), output norm
+    const size_t pick[] = {0, 2, 5, 10, 16, 17};
     for (size_t i = 0; i < sizeof pick / sizeof pick[0]; i++) {
         const Variant *v = &VARIANTS[pick[i]];
         uint64_t one = run_variant(v, 1), three = run_variant(v, 3);
