@@ -14,6 +14,7 @@
 #   make bench-compare  lmtrain vs PyTorch training tokens/s on this machine (needs python3-torch)
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
 #   make test-valgrind  training, resume and sampling under valgrind memcheck
+#   make test-tsan    the threaded tests under ThreadSanitizer
 #   make test-html    report.html rendered in headless Chromium (needs Debian's chromium)
 
 CC      ?= gcc
@@ -236,6 +237,39 @@ bench: $(BIN)
 PYTHON_TORCH ?= /usr/bin/python3
 bench-compare: $(BIN)
 	$(PYTHON_TORCH) tests/reference/bench_compare.py --lmtrain ./$(BIN) $(BENCH_COMPARE_ARGS)
+
+# ---- ThreadSanitizer ---------------------------------------------------------
+# The tests that run the pool's threads over shared buffers (the sharded
+# passes, the products' splits, AdamW's spans, the attention kinds' slabs),
+# under gcc's ThreadSanitizer in their own build: the bits those tests compare
+# cannot see a race that happened to write the right values. Any report fails
+# the target.
+TSAN_BUILD  := build/tsan
+TSAN_CFLAGS := -O1 -g -march=native -fsanitize=thread -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -Itests \
+               -MMD -MP
+TSAN_OBJS   := $(SRCS:%.c=$(TSAN_BUILD)/%.o) $(TEST_LIB_SRCS:%.c=$(TSAN_BUILD)/%.o)
+TSAN_TESTS  := util/test_pool autograd/test_tape_shards autograd/test_attention_io autograd/test_fused_ops \
+               kernels/test_gemm kernels/test_optim train/test_bits model/test_bf16_step
+TSAN_BINS   := $(TSAN_TESTS:%=$(TSAN_BUILD)/tests/%)
+
+.PHONY: test-tsan
+test-tsan: $(TSAN_OBJS) $(TSAN_BINS)
+	@set -e; for t in $(TSAN_BINS); do \
+	  echo "tsan: $$t"; \
+	  TSAN_OPTIONS="halt_on_error=1 exitcode=66" $$t > $$t.log 2>&1 || { cat $$t.log; exit 1; }; \
+	  tail -1 $$t.log; \
+	done
+	@echo "tsan: no data races reported"
+
+$(TSAN_BUILD)/tests/%: tests/%.c $(TSAN_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TSAN_CFLAGS) -o $@ $< $(TSAN_OBJS) -fsanitize=thread $(LDLIBS)
+
+$(TSAN_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TSAN_CFLAGS) -c -o $@ $<
+
+-include $(TSAN_OBJS:.o=.d) $(TSAN_BINS:=.d)
 
 # ---- valgrind memcheck (part of the hardening block above) ------------------
 # Its own build: valgrind cannot run AVX-512, so no -march=native here; -mavx2
