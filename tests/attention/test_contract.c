@@ -1,8 +1,9 @@
 // test_contract.c — what every registered kind tells the rest of the program
 // agrees with itself, for every variant it accepts: the parameters it owns
 // (params.h) against the aux layout the attention op and generation use
-// (attn_aux), and a state that grows with the position has the benchmark's
-// shortcut to a far position (state_extend).
+// (attn_aux), a state that grows with the position has the benchmark's
+// shortcut to a far position (state_extend), and a kind with θ and the
+// in-place form adds dθ for the sharded backward (add_dtheta).
 #include <string.h>
 
 #include "attention/attention.h"
@@ -46,8 +47,20 @@ static void test_growing_state_has_a_far_position_shortcut(void) {
     }
 }
 
+// The sharded backward (autograd/tape_shards.c) calls backward_io a share of
+// sequences at a time with dtheta NULL and adds dθ once through add_dtheta: a
+// kind with θ and backward_io but no add_dtheta would lose dθ at 2 threads.
+static void test_theta_kinds_add_dtheta(void) {
+    for (int ki = 0; attn_kinds[ki]; ki++) {
+        const AttnKind *k = attn_kinds[ki];
+        if (k->backward_io) CHECK((k->add_dtheta != NULL) == (k->uses_decay != 0));
+        else CHECK(k->add_dtheta == NULL);  // nothing calls it
+    }
+}
+
 int main(void) {
     TEST(test_owned_params_match_the_aux_layout);
+    TEST(test_theta_kinds_add_dtheta);
     TEST(test_growing_state_has_a_far_position_shortcut);
     return test_summary();
 }
