@@ -204,13 +204,12 @@ static void mmres_rows(Node *n, size_t r0, size_t r1) {
     matmul_residual_forward(n->out->data + r0 * OC, n->in[2]->data + r0 * OC, x->data + r0 * C, w->data,
                             r1 - r0, C, OC, (Precision)n->dim[0]);
 }
+// d res's rows, then the product's (in[0], in[1] and dim[0] as matmul's)
 static void mmres_bwd_rows(Node *n, size_t r0, size_t r1) {
-    Tensor *x = n->in[0], *w = n->in[1], *res = n->in[2];
-    size_t C = x->cols, OC = w->rows;
+    Tensor *res = n->in[2];
+    size_t OC = n->in[1]->rows;
     acc(res->grad ? res->grad + r0 * OC : NULL, n->out->grad + r0 * OC, (r1 - r0) * OC);
-    if (x->grad)
-        matmul_backward_prec(x->grad + r0 * C, NULL, n->out->grad + r0 * OC, x->data + r0 * C, w->data, r1 - r0, C,
-                             OC, (Precision)n->dim[0]);
+    matmul_bwd_rows(n, r0, r1);
 }
 static const OpDef MATMUL_RESIDUAL = {"matmul+add", mmres_fwd, mmres_bwd, mmres_rows, mmres_bwd_rows,
                                       matmul_bwd_params};
