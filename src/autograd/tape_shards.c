@@ -2,9 +2,10 @@
 //
 // Node by node, every op wakes the pool workers for its own split of the
 // work, and reads the rows another core wrote for the op before. On the
-// development machine (a PVM guest) a syscall costs 1.2 µs of CPU and
-// waking the other vCPU tens of µs; the baby model's 2-thread step spent
-// about a tenth of its CPU in the kernel (docs/speed.md). Sharded, each pool
+// development machine (a PVM guest) a syscall costs 1.2 µs of CPU
+// (tests/bench_syscall.c) and waking the other vCPU tens of µs; the baby
+// model's 2-thread step spent about a tenth of its CPU in the kernel
+// (docs/speed.md). Sharded, each pool
 // thread takes a run of whole sequences through every op of a pass, and the
 // rows it writes are the rows it reads next:
 //   forward   one dispatch for the leading nodes with forward_rows;
