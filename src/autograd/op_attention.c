@@ -121,14 +121,21 @@ static AttnIO io_in_place(const AttnOp *a) {
     return (AttnIO){a->B, a->T, W, dh, a->T * W, C, dh, a->T * C, 0, a->B};
 }
 
+// The aux channels of sequences [b0, b1) copied as s says: across the pool for
+// the whole batch, on this thread for a share of the sharded passes
+static void scatter_aux(Scatter *s, size_t b0, size_t b1) {
+    const AttnOp *a = s->a;
+    if (b0 == 0 && b1 == a->B) parallel_for(a->B * a->T, copy_grain(aux_width(a)), scatter_rows, s);
+    else scatter_rows(s, b0 * a->T, b1 * a->T);
+}
+
 // Sequences [b0, b1): all of them from attn_fwd, a shard's from attn_rows
 static void fwd_in_place(Node *n, const float *theta, size_t b0, size_t b1) {
     const AttnOp *a = n->attr;
     size_t C = (size_t)a->cfg.heads * a->cfg.dh;
     if (n->saved_n[S_AUX]) {
         Scatter s = {.a = a, .qkv = n->in[0]->data, .aux = n->saved[S_AUX], .to_heads = 1, .aux_only = 1};
-        if (b0 == 0 && b1 == a->B) parallel_for(a->B * a->T, copy_grain(aux_width(a)), scatter_rows, &s);
-        else scatter_rows(&s, b0 * a->T, b1 * a->T);
+        scatter_aux(&s, b0, b1);
     }
     AttnIO io = io_in_place(a);
     io.b0 = b0;
@@ -161,8 +168,7 @@ static void bwd_in_place(Node *n, float *dtheta, const float *theta, size_t b0, 
                          n->out->data);
     if (daux) {
         Scatter s = {.a = a, .qkv = dqkv, .aux = daux, .to_heads = 0, .aux_only = 1};
-        if (b0 == 0 && b1 == a->B) parallel_for(a->B * a->T, copy_grain(aux_width(a)), scatter_rows, &s);
-        else scatter_rows(&s, b0 * a->T, b1 * a->T);
+        scatter_aux(&s, b0, b1);
     }
 }
 
