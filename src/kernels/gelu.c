@@ -12,6 +12,42 @@
 #include "kernels/vexp.h"
 #include "util/pool.h"
 
+#if defined(__AVX512F__) && defined(FP_FAST_FMAF)
+#include <immintrin.h>
+// 16 lanes of the scalar loops below, the same IEEE operations in the same
+// order (vexpf16 is vexpf lane by lane), so every value keeps its bits
+// (tests/kernels/test_gelu.c compares them). gcc vectorises the scalar loops
+// itself, but turns their clamps into mask arithmetic: the backward ran at
+// ~0.76 ns per value from L1 that way, ~2.5 cycles, on the Zen 5 target.
+#define GELU_16 1
+
+// gelu_value on 16 lanes
+static inline __m512 gelu_value16(__m512 x) {
+    const __m512 k = _mm512_set1_ps(GELU_K), a = _mm512_set1_ps(GELU_A);
+    __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(a, x), x), x);  // GELU_A * x * x * x
+    __m512 z = _mm512_mul_ps(k, _mm512_add_ps(x, x3));
+    __m512 e = vexpf16(_mm512_mul_ps(_mm512_set1_ps(-2.0f), z));
+    return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+}
+
+// gelu_grad (gelu.h) on 16 lanes
+static inline __m512 gelu_grad16(__m512 x) {
+    const __m512 k = _mm512_set1_ps(GELU_K), a = _mm512_set1_ps(GELU_A), one = _mm512_set1_ps(1.0f);
+    // x < -10 ? -10 : x, then x > 10 ? 10 : x; max/min return their second
+    // operand for NaN, so NaN passes through as in the scalar form
+    x = _mm512_max_ps(_mm512_set1_ps(-10.0f), x);
+    x = _mm512_min_ps(_mm512_set1_ps(10.0f), x);
+    __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(a, x), x), x);
+    __m512 z = _mm512_mul_ps(k, _mm512_add_ps(x, x3));
+    __m512 e = vexpf16(_mm512_mul_ps(_mm512_set1_ps(-2.0f), z));
+    __m512 sig = _mm512_div_ps(one, _mm512_add_ps(one, e));
+    __m512 x2 = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(3.0f * GELU_A), x), x);  // 3 GELU_A x x
+    __m512 dz = _mm512_mul_ps(k, _mm512_add_ps(one, x2));
+    __m512 t = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(2.0f), x), sig), _mm512_mul_ps(e, sig));
+    return _mm512_add_ps(sig, _mm512_mul_ps(t, dz));
+}
+#endif
+
 // ---- forward ----
 
 typedef struct {
@@ -23,7 +59,11 @@ static void gelu_fwd_range(void *vctx, size_t lo, size_t hi) {
     const GeluFwd *k = vctx;
     float *restrict out = k->out;
     const float *restrict inp = k->inp;
-    for (size_t i = lo; i < hi; i++) out[i] = gelu_value(inp[i]);
+    size_t i = lo;
+#ifdef GELU_16
+    for (; i + 16 <= hi; i += 16) _mm512_storeu_ps(out + i, gelu_value16(_mm512_loadu_ps(inp + i)));
+#endif
+    for (; i < hi; i++) out[i] = gelu_value(inp[i]);
 }
 
 // out, inp (n)
@@ -43,20 +83,15 @@ static void gelu_bwd_range(void *vctx, size_t lo, size_t hi) {
     const GeluBwd *k = vctx;
     float *restrict dinp = k->dinp;
     const float *restrict inp = k->inp, *restrict dout = k->dout;
-    for (size_t i = lo; i < hi; i++) {
-        // out = x * sig, sig = 1 / (1 + e), e = exp(-2z), z = K (x + A x^3)
-        // d out / dx = sig + x * sig (1 - sig) * 2 dz/dx,  1 - sig = e * sig (no cancellation)
-        float x = inp[i];
-        // beyond |x| = 10 the derivative is 1 (x > 0) or 0 to float precision;
-        // clamping keeps x^2 in dz finite there (inf * 0 would give NaN)
-        x = x < -10.0f ? -10.0f : x;
-        x = x > 10.0f ? 10.0f : x;
-        float z = GELU_K * (x + GELU_A * x * x * x);
-        float e = vexpf(-2.0f * z);
-        float sig = 1.0f / (1.0f + e);
-        float dz = GELU_K * (1.0f + 3.0f * GELU_A * x * x);
-        dinp[i] += dout[i] * (sig + 2.0f * x * sig * (e * sig) * dz);
+    size_t i = lo;
+#ifdef GELU_16
+    for (; i + 16 <= hi; i += 16) {
+        __m512 g = gelu_grad16(_mm512_loadu_ps(inp + i));
+        __m512 d = _mm512_add_ps(_mm512_loadu_ps(dinp + i), _mm512_mul_ps(_mm512_loadu_ps(dout + i), g));
+        _mm512_storeu_ps(dinp + i, d);
     }
+#endif
+    for (; i < hi; i++) dinp[i] += dout[i] * gelu_grad(inp[i]);
 }
 
 // dinp (n) += dout * gelu'(inp); inp, dout (n)

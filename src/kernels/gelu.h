@@ -13,3 +13,18 @@ static inline float gelu_value(float x) {
     float z = GELU_K * (x + GELU_A * x * x * x);
     return x / (1.0f + vexpf(-2.0f * z));
 }
+
+// d gelu_value / dx, the backward's slope:
+//   out = x * sig, sig = 1 / (1 + e), e = exp(-2z), z = K (x + A x^3)
+//   d out / dx = sig + x * sig (1 - sig) * 2 dz/dx,  1 - sig = e * sig (no cancellation)
+static inline float gelu_grad(float x) {
+    // beyond |x| = 10 the derivative is 1 (x > 0) or 0 to float precision;
+    // clamping keeps x^2 in dz finite there (inf * 0 would give NaN)
+    x = x < -10.0f ? -10.0f : x;
+    x = x > 10.0f ? 10.0f : x;
+    float z = GELU_K * (x + GELU_A * x * x * x);
+    float e = vexpf(-2.0f * z);
+    float sig = 1.0f / (1.0f + e);
+    float dz = GELU_K * (1.0f + 3.0f * GELU_A * x * x);
+    return sig + 2.0f * x * sig * (e * sig) * dz;
+}

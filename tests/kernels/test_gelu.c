@@ -109,6 +109,30 @@ static void test_gelu_simd_and_tail_agree(void) {
     }
 }
 
+// Every input of the sweep, plus NaN, the infinities and the clamp's edges:
+// the array call (16-lane bodies on AVX-512) against the same value passed
+// alone (the scalar tail), bit for bit, forward and backward.
+static void test_gelu_lanes_match_scalar(void) {
+    static float x[4900], out[4900], d[4900], dout[4900];
+    size_t n = gelu_inputs(x);
+    const float more[] = {NAN, -NAN, INFINITY, -INFINITY, 10.0f, -10.0f, nextafterf(10.0f, 11.0f),
+                          nextafterf(-10.0f, -11.0f), 87.0f, -87.0f, 44.0f, -44.0f};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++) x[n++] = more[i];
+    for (size_t i = 0; i < n; i++) dout[i] = 0.25f + (float)(i % 7) * 0.5f, d[i] = (float)(i % 3) - 1.0f;
+    gelu_forward(out, x, n);
+    gelu_backward(d, x, dout, n);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        float o1, d1 = (float)(i % 3) - 1.0f;
+        gelu_forward(&o1, &x[i], 1);
+        gelu_backward(&d1, &x[i], &dout[i], 1);
+        if (memcmp(&o1, &out[i], sizeof o1) != 0 || memcmp(&d1, &d[i], sizeof d1) != 0)
+            if (bad++ < 5)
+                fprintf(stderr, "    x = %.9g: fwd %.9g vs %.9g, bwd %.9g vs %.9g\n", x[i], out[i], o1, d[i], d1);
+    }
+    CHECK(bad == 0);
+}
+
 static void test_add_forward(void) {
     float a[37], b[37], out[37];
     Rng rng;
@@ -154,6 +178,7 @@ int main(void) {
     TEST(test_gelu_forward_matches_definition);
     TEST(test_gelu_backward_fd);
     TEST(test_gelu_simd_and_tail_agree);
+    TEST(test_gelu_lanes_match_scalar);
     TEST(test_add_forward);
     TEST(test_gelu_add_thread_count_invariant);
     pool_shutdown();
