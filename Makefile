@@ -87,7 +87,13 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libtest.a $(BUILD)/liblmtrain.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libtest.a $(BUILD)/liblmtrain.a $(LDFLAGS) $(LDLIBS)
 
-test: $(BIN) $(TEST_BINS)
+# The hand-run measurements (tests/bench_*.c, each header says how to run it):
+# built by every `make test`, in every build variant, so none stops compiling
+# unnoticed; never run by it (they time things and assert nothing).
+BENCH_TOOL_SRCS := $(shell find tests -maxdepth 1 -name 'bench_*.c' | sort)
+BENCH_TOOL_BINS := $(BENCH_TOOL_SRCS:%.c=$(BUILD)/%)
+
+test: $(BIN) $(TEST_BINS) $(BENCH_TOOL_BINS)
 	@sh tests/layers.sh
 	@LMTRAIN=$(abspath $(BIN)) sh tests/run.sh $(TEST_BINS)
 
@@ -183,7 +189,7 @@ test-docs:
 clean:
 	rm -rf build build-san build-avx2 build-portable lmtrain
 
--include $(OBJS:.o=.d) $(TEST_LIB_OBJS:.o=.d) $(BUILD)/src/main.d $(TEST_BINS:=.d)
+-include $(OBJS:.o=.d) $(TEST_LIB_OBJS:.o=.d) $(BUILD)/src/main.d $(TEST_BINS:=.d) $(BENCH_TOOL_BINS:=.d)
 
 # ---- hardening: fuzzing and valgrind (tests/fuzz/README.md) -----------------
 #   make fuzz           build both libFuzzer harnesses and run each for FUZZ_SECONDS
