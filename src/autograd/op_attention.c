@@ -232,8 +232,8 @@ static void attn_bwd_params(Node *n) {
 // In place, the kind's forward_io and backward_io compute any run of
 // sequences (AttnIO.b0, b1); the slab route's copies and its kind's forward
 // and backward run on the whole batch.
-static const OpDef ATTENTION_IN_PLACE = {"attention", attn_fwd, attn_bwd, attn_rows, attn_bwd_rows, attn_bwd_params};
-static const OpDef ATTENTION = {"attention", attn_fwd, attn_bwd, NULL, NULL, NULL};
+static const OpDef ATTENTION_IN_PLACE = {"attention", attn_fwd, attn_bwd, attn_rows, attn_bwd_rows, attn_bwd_params, 0};
+static const OpDef ATTENTION = {"attention", attn_fwd, attn_bwd, NULL, NULL, NULL, 0};
 
 const float *op_attention_work(const Node *n) { return n->saved[S_WORK]; }
 

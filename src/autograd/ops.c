@@ -30,7 +30,7 @@ static void embed_rows(Node *n, size_t r0, size_t r1) {
                   (r1 - r0) / T, T, C);
 }
 // backward: only parameters (wte, wpe), summed over every row: no row form
-static const OpDef EMBED = {"embed", embed_fwd, embed_bwd, embed_rows, NULL, NULL};
+static const OpDef EMBED = {"embed", embed_fwd, embed_bwd, embed_rows, NULL, NULL, 0};
 
 Tensor *op_embed(Tape *t, const char *name, const int *tokens, Tensor *wte, Tensor *wpe, size_t B,
                  size_t T) {
@@ -52,7 +52,8 @@ static void matmul_fwd(Node *n) {
 static void matmul_bwd(Node *n) {
     // out = x @ w^T
     matmul_backward_prec(n->in[0]->grad, n->in[1]->grad, n->out->grad, n->in[0]->data, n->in[1]->data,
-                         n->in[0]->rows, n->in[0]->cols, n->in[1]->rows, (Precision)n->dim[0]);
+                         n->in[0]->rows, n->in[0]->cols, n->in[1]->rows, (Precision)n->dim[0],
+                         node_stores_grad(n, 0));
 }
 // each row of out is its row of x times w^T (gemm.h: any split of the rows, the same bits)
 static void matmul_rows(Node *n, size_t r0, size_t r1) {
@@ -66,14 +67,16 @@ static void matmul_bwd_rows(Node *n, size_t r0, size_t r1) {
     size_t C = x->cols, OC = w->rows;
     if (x->grad)
         matmul_backward_prec(x->grad + r0 * C, NULL, n->out->grad + r0 * OC, x->data + r0 * C, w->data, r1 - r0, C,
-                             OC, (Precision)n->dim[0]);
+                             OC, (Precision)n->dim[0], node_stores_grad(n, 0));
 }
 static void matmul_bwd_params(Node *n) {
     Tensor *x = n->in[0], *w = n->in[1];
     matmul_backward_prec(NULL, w->grad, n->out->grad, x->data, w->data, x->rows, x->cols, w->rows,
-                         (Precision)n->dim[0]);
+                         (Precision)n->dim[0], 0);
 }
-static const OpDef MATMUL = {"matmul", matmul_fwd, matmul_bwd, matmul_rows, matmul_bwd_rows, matmul_bwd_params};
+// x's gradient can be stored (matmul_backward_prec's dinp_store)
+static const OpDef MATMUL = {"matmul", matmul_fwd, matmul_bwd, matmul_rows, matmul_bwd_rows, matmul_bwd_params,
+                             .grad_store = 1u};
 
 Tensor *op_matmul_prec(Tape *t, const char *name, Tensor *x, Tensor *w, Precision p) {
     if (x->cols != w->cols) {
@@ -122,7 +125,7 @@ static void ln_bwd_params(Node *n) {
     layernorm_backward(NULL, n->in[1]->grad, n->in[2]->grad, n->out->grad, n->in[0]->data, n->in[1]->data,
                        n->saved[0], n->saved[1], n->in[0]->n / n->dim[0], n->dim[0]);
 }
-static const OpDef LAYERNORM = {"layernorm", ln_fwd, ln_bwd, ln_rows, ln_bwd_rows, ln_bwd_params};
+static const OpDef LAYERNORM = {"layernorm", ln_fwd, ln_bwd, ln_rows, ln_bwd_rows, ln_bwd_params, 0};
 
 Tensor *op_layernorm(Tape *t, const char *name, Tensor *x, Tensor *w, Tensor *b) {
     Tensor *out = tape_tensor(t, name, x->rows, x->cols, 1);
@@ -137,9 +140,16 @@ Tensor *op_layernorm(Tape *t, const char *name, Tensor *x, Tensor *w, Tensor *b)
 
 // ---- gelu: in[0] = x
 static void gelu_fwd(Node *n) { gelu_forward(n->out->data, n->in[0]->data, n->out->n); }
+// gelu_backward, or its store form where this node writes x's gradient first
+static void gelu_bwd_part(Node *n, size_t off, size_t count) {
+    if (node_stores_grad(n, 0))
+        gelu_backward_store(n->in[0]->grad + off, n->in[0]->data + off, n->out->grad + off, count);
+    else
+        gelu_backward(n->in[0]->grad + off, n->in[0]->data + off, n->out->grad + off, count);
+}
 static void gelu_bwd(Node *n) {
     // out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-    gelu_backward(n->in[0]->grad, n->in[0]->data, n->out->grad, n->out->n);
+    gelu_bwd_part(n, 0, n->out->n);
 }
 static void gelu_rows(Node *n, size_t r0, size_t r1) {
     size_t cols = n->out->cols;
@@ -147,11 +157,9 @@ static void gelu_rows(Node *n, size_t r0, size_t r1) {
 }
 static void gelu_bwd_rows(Node *n, size_t r0, size_t r1) {
     size_t cols = n->out->cols;
-    if (n->in[0]->grad)
-        gelu_backward(n->in[0]->grad + r0 * cols, n->in[0]->data + r0 * cols, n->out->grad + r0 * cols,
-                      (r1 - r0) * cols);
+    if (n->in[0]->grad) gelu_bwd_part(n, r0 * cols, (r1 - r0) * cols);
 }
-static const OpDef GELU = {"gelu", gelu_fwd, gelu_bwd, gelu_rows, gelu_bwd_rows, NULL};
+static const OpDef GELU = {"gelu", gelu_fwd, gelu_bwd, gelu_rows, gelu_bwd_rows, NULL, .grad_store = 1u};
 
 Tensor *op_gelu(Tape *t, const char *name, Tensor *x) {
     Tensor *out = tape_tensor(t, name, x->rows, x->cols, 1);
@@ -165,12 +173,21 @@ static void acc(float *dst, const float *src, size_t count) {
     if (!dst) return;
     for (size_t i = 0; i < count; i++) dst[i] += src[i];
 }
+// acc, or (store) dst = 0 + src without reading dst: the bits acc leaves in zeros
+static void acc_to(float *dst, const float *src, size_t count, int store) {
+    if (!store) {
+        acc(dst, src, count);
+        return;
+    }
+    if (!dst) return;
+    for (size_t i = 0; i < count; i++) dst[i] = 0.0f + src[i];
+}
 static void add_bwd(Node *n) {
     // out = a + b
     acc(n->in[0]->grad, n->out->grad, n->out->n);
     acc(n->in[1]->grad, n->out->grad, n->out->n);
 }
-static const OpDef ADD = {"add", add_fwd, add_bwd, NULL, NULL, NULL};
+static const OpDef ADD = {"add", add_fwd, add_bwd, NULL, NULL, NULL, 0};
 
 Tensor *op_add(Tape *t, const char *name, Tensor *a, Tensor *b) {
     Tensor *out = tape_tensor(t, name, a->rows, a->cols, 1);
@@ -194,9 +211,9 @@ static void mmres_fwd(Node *n) {
 static void mmres_bwd(Node *n) {
     // out = res + x @ w^T   (d res = dout; x, w: the matmul's backward on dout)
     Tensor *x = n->in[0], *w = n->in[1], *res = n->in[2];
-    acc(res->grad, n->out->grad, n->out->n);
+    acc_to(res->grad, n->out->grad, n->out->n, node_stores_grad(n, 2));
     matmul_backward_prec(x->grad, w->grad, n->out->grad, x->data, w->data, x->rows, x->cols, w->rows,
-                         (Precision)n->dim[0]);
+                         (Precision)n->dim[0], node_stores_grad(n, 0));
 }
 static void mmres_rows(Node *n, size_t r0, size_t r1) {
     Tensor *x = n->in[0], *w = n->in[1];
@@ -208,11 +225,12 @@ static void mmres_rows(Node *n, size_t r0, size_t r1) {
 static void mmres_bwd_rows(Node *n, size_t r0, size_t r1) {
     Tensor *res = n->in[2];
     size_t OC = n->in[1]->rows;
-    acc(res->grad ? res->grad + r0 * OC : NULL, n->out->grad + r0 * OC, (r1 - r0) * OC);
+    acc_to(res->grad ? res->grad + r0 * OC : NULL, n->out->grad + r0 * OC, (r1 - r0) * OC, node_stores_grad(n, 2));
     matmul_bwd_rows(n, r0, r1);
 }
+// x's and res's gradients can be stored
 static const OpDef MATMUL_RESIDUAL = {"matmul+add", mmres_fwd, mmres_bwd, mmres_rows, mmres_bwd_rows,
-                                      matmul_bwd_params};
+                                      matmul_bwd_params, .grad_store = 1u | 4u};
 
 Tensor *op_matmul_residual(Tape *t, const char *name, Tensor *res, Tensor *x, Tensor *w, Precision p) {
     if (x->cols != w->cols || res->rows != x->rows || res->cols != w->rows) {
@@ -250,7 +268,7 @@ static void ce_bwd_rows(Node *n, size_t r0, size_t r1) {
                           n->count, n->out->grad[0]);
 }
 // no forward_rows: the loss is one sum over every row
-static const OpDef CROSSENTROPY = {"crossentropy", ce_fwd, ce_bwd, NULL, ce_bwd_rows, NULL};
+static const OpDef CROSSENTROPY = {"crossentropy", ce_fwd, ce_bwd, NULL, ce_bwd_rows, NULL, 0};
 
 Tensor *op_crossentropy(Tape *t, const char *name, Tensor *logits, const int *targets) {
     Tensor *out = tape_tensor(t, name, 1, 1, 1);
@@ -276,7 +294,7 @@ static void dot_bwd(Node *n) {
     float g = n->out->grad[0];
     for (size_t i = 0; i < n->in[0]->n; i++) n->in[0]->grad[i] += g * r[i];
 }
-static const OpDef DOT = {"dot", dot_fwd, dot_bwd, NULL, NULL, NULL};
+static const OpDef DOT = {"dot", dot_fwd, dot_bwd, NULL, NULL, NULL, 0};
 
 Tensor *op_dot(Tape *t, const char *name, Tensor *x, const float *r) {
     Tensor *out = tape_tensor(t, name, 1, 1, 1);

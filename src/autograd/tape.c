@@ -85,18 +85,39 @@ static float *alloc_block(size_t floats) {
     return p;
 }
 
+// The slot of x in n's inputs if it is there exactly once, else -1
+static int single_slot(const Node *n, const Tensor *x) {
+    int slot = -1;
+    for (int j = 0; j < NODE_MAX_IN; j++)
+        if (n->in[j] == x) {
+            if (slot >= 0) return -1;
+            slot = j;
+        }
+    return slot;
+}
+
 // The first node of the backward (the last in forward order) to write each
-// activation gradient: zeroed right before it, not all up front, so the
+// activation gradient: it stores the gradient if its op can (OpDef.grad_store:
+// x read once by the node, so its one contribution is the whole first write),
+// else the gradient is zeroed right before it, not all up front, so the
 // zeroed lines are still in cache when the node adds to them.
 static void plan_zeroing(Tape *t) {
     size_t N = t->n_nodes, none = N;
     size_t *first = xcalloc(t->n_acts ? t->n_acts : 1, sizeof *first);
+    for (size_t i = 0; i < N; i++) t->nodes[i].grad_store = 0;
     for (size_t a = 0; a < t->n_acts; a++) {
         first[a] = none;
         if (!t->acts[a]->grad) continue;
         for (size_t i = N; i-- > 0 && first[a] == none;)
             for (int j = 0; j < NODE_MAX_IN; j++)
                 if (t->nodes[i].in[j] == t->acts[a]) first[a] = i;
+        if (first[a] == none || t->no_grad_store) continue;
+        Node *n = &t->nodes[first[a]];
+        int j = single_slot(n, t->acts[a]);
+        if (j >= 0 && (n->op->grad_store >> j) & 1u) {
+            n->grad_store |= 1u << j;
+            first[a] = none + 1;  // in no zero list
+        }
     }
     t->zero_start = xcalloc(N + 2, sizeof *t->zero_start);
     t->zero_list = xcalloc(t->n_acts ? t->n_acts : 1, sizeof *t->zero_list);

@@ -34,6 +34,14 @@ typedef struct Node Node;
 //   row (a weight's, a LayerNorm's gain and bias, θ).
 // Each writes nothing else, and every value is the same bits as forward /
 // backward compute.
+// grad_store: bit j set if every backward form, told so by its node's
+//   grad_store bit j, can STORE in[j]'s gradient instead of adding to it:
+//   it then writes each element it is responsible for (of its rows, in the
+//   row forms) as 0 + its contribution, the bits the add into a zeroed
+//   buffer gives, without reading the old value. The tape sets the node's
+//   bit only where the node is the gradient's first writer, and then does
+//   not zero that gradient: one pass less over it, and no zeros read back
+//   from memory (the large model's products' outputs are megabytes).
 typedef struct {
     const char *name;
     void (*forward)(Node *n);
@@ -41,6 +49,7 @@ typedef struct {
     void (*forward_rows)(Node *n, size_t r0, size_t r1);
     void (*backward_rows)(Node *n, size_t r0, size_t r1);
     void (*backward_params)(Node *n);
+    unsigned grad_store;
 } OpDef;
 
 #define NODE_MAX_IN 4
@@ -57,7 +66,11 @@ struct Node {
     const void *attr;                // op-specific attributes, owned by the op
     double value;                    // scalar result (loss ops)
     size_t count;                    // scalar ops: how many positions were scored
+    unsigned grad_store;             // bit j: store in[j]'s gradient, not add (OpDef.grad_store; set at finalize)
 };
+
+// 1 if n's backward stores in[j]'s gradient rather than adding to it
+static inline int node_stores_grad(const Node *n, int j) { return (n->grad_store >> j) & 1u; }
 
 // Per-node clocks for `bench --part profile`: seconds accumulated over the
 // replays since tape_profile_start, one entry per node and direction.
@@ -79,9 +92,11 @@ typedef struct {
     // zeros are then in cache when it adds to them), those of node i being
     // zero_list[zero_start[i] .. zero_start[i + 1]); one no node writes
     // (the loss, an unused output) at the start, zero_list[zero_start[n_nodes] ..].
+    // A gradient whose first writer stores it (OpDef.grad_store) is in no list.
     Tensor **zero_list;
     size_t *zero_start;              // (n_nodes + 2): where each run above starts, and the last one ends
     int finalized;
+    int no_grad_store;               // set before tape_finalize: zero every gradient, store none (tests compare)
     // NULL unless profiling: then (n_nodes) forward and (n_nodes) backward
     // clocks, and the zeroing of the gradients no node writes (the others are
     // zeroed inside their first writer's backward clock).

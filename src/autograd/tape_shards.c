@@ -35,12 +35,14 @@ static size_t count_shard_nodes(const Tape *t) {
     return i;
 }
 
-// The gradients node i zeroes first are whole batches of rows (its output
-// need not be: the loss's is one number, read whole by every share)
+// The gradients node i zeroes or stores first are whole batches of rows (its
+// output need not be: the loss's is one number, read whole by every share)
 static int zeroes_batch_rows(const Tape *t, size_t i) {
     size_t rows = t->batches * t->batch_rows;
     for (size_t z = t->zero_start[i]; z < t->zero_start[i + 1]; z++)
         if (t->zero_list[z]->rows != rows) return 0;
+    for (int j = 0; j < NODE_MAX_IN; j++)
+        if (node_stores_grad(&t->nodes[i], j) && t->nodes[i].in[j]->rows != rows) return 0;
     return 1;
 }
 

@@ -79,8 +79,11 @@ void gelu_forward(float *out, const float *inp, size_t n) {
 typedef struct {
     float *dinp;
     const float *inp, *dout;
+    int store;  // dinp = 0 + ..., dinp not read
 } GeluBwd;
 
+// The store form adds the product to +0 where the other adds it to dinp: the
+// same operation on a zeroed dinp, so the same bits (-0 included: 0 + -0 = +0).
 static void gelu_bwd_range(void *vctx, size_t lo, size_t hi) {
     const GeluBwd *k = vctx;
     float *restrict dinp = k->dinp;
@@ -89,16 +92,22 @@ static void gelu_bwd_range(void *vctx, size_t lo, size_t hi) {
 #ifdef GELU_16
     for (; i + 16 <= hi; i += 16) {
         __m512 g = gelu_grad16(_mm512_loadu_ps(inp + i));
-        __m512 d = _mm512_add_ps(_mm512_loadu_ps(dinp + i), _mm512_mul_ps(_mm512_loadu_ps(dout + i), g));
-        _mm512_storeu_ps(dinp + i, d);
+        __m512 old = k->store ? _mm512_setzero_ps() : _mm512_loadu_ps(dinp + i);
+        _mm512_storeu_ps(dinp + i, _mm512_add_ps(old, _mm512_mul_ps(_mm512_loadu_ps(dout + i), g)));
     }
 #endif
-    for (; i < hi; i++) dinp[i] += dout[i] * gelu_grad(inp[i]);
+    for (; i < hi; i++) dinp[i] = (k->store ? 0.0f : dinp[i]) + dout[i] * gelu_grad(inp[i]);
+}
+
+static void gelu_bwd(float *dinp, const float *inp, const float *dout, size_t n, int store) {
+    // forward: out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    GeluBwd k = {dinp, inp, dout, store};
+    parallel_for(n, pool_grain_bytes(16), gelu_bwd_range, &k);  // x, dout read; dinp read (unless stored), written
 }
 
 // dinp (n) += dout * gelu'(inp); inp, dout (n)
-void gelu_backward(float *dinp, const float *inp, const float *dout, size_t n) {
-    // forward: out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-    GeluBwd k = {dinp, inp, dout};
-    parallel_for(n, pool_grain_bytes(16), gelu_bwd_range, &k);  // x, dout read; dinp read, written
+void gelu_backward(float *dinp, const float *inp, const float *dout, size_t n) { gelu_bwd(dinp, inp, dout, n, 0); }
+
+void gelu_backward_store(float *dinp, const float *inp, const float *dout, size_t n) {
+    gelu_bwd(dinp, inp, dout, n, 1);
 }

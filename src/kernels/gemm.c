@@ -38,7 +38,9 @@
 // packing it: a packed B panel is reused by every row tile of the block, so
 // for the few row tiles of the attention kinds' small per-head products the
 // packing costs as much as it saves.
+#ifndef GEMM_B_IN_PLACE_ROWS
 #define GEMM_B_IN_PLACE_ROWS 64
+#endif
 
 // ---------------------------------------------------------------- reference
 

@@ -21,8 +21,10 @@ void matmul_backward(float *dinp, float *dw, const float *dout, const float *inp
 // out, dinp and dw); PRECISION_FP32 is exactly the two above.
 void matmul_forward_prec(float *out, const float *inp, const float *w, size_t N, size_t C, size_t OC,
                          Precision p);
+// dinp_store: dinp = 0 + dout @ w instead of +=, without reading dinp: the
+// same bits as the add into a zeroed buffer (autograd/tape.h: grad_store).
 void matmul_backward_prec(float *dinp, float *dw, const float *dout, const float *inp, const float *w,
-                          size_t N, size_t C, size_t OC, Precision p);
+                          size_t N, size_t C, size_t OC, Precision p, int dinp_store);
 
 // ---- token (+ position) embedding ----
 // out (B, T, C) = wte[tokens[b,t]] + wpe[t]   (wpe may be NULL: pos = none)
@@ -48,7 +50,11 @@ void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, co
 // ---- GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) ----
 // out, inp (n) must not overlap; dinp, inp, dout (n) likewise.
 void gelu_forward(float *out, const float *inp, size_t n);
+// dinp += dout * gelu'(inp)
 void gelu_backward(float *dinp, const float *inp, const float *dout, size_t n);
+// dinp = 0 + dout * gelu'(inp): the bits gelu_backward leaves in a zeroed dinp,
+// without reading it (autograd/tape.h: grad_store)
+void gelu_backward_store(float *dinp, const float *inp, const float *dout, size_t n);
 
 // ---- residual: out = a + b (out may be a or b) ----
 void add_forward(float *out, const float *a, const float *b, size_t n);

@@ -50,7 +50,7 @@ static void bad_fwd(Node *n) {
         n->out->data[i] = 0.5f * x * (1 + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
     }
 }
-static const OpDef BAD = {"bad_gelu", bad_fwd, bad_bwd, NULL, NULL, NULL};
+static const OpDef BAD = {"bad_gelu", bad_fwd, bad_bwd, NULL, NULL, NULL, 0};
 
 static void test_checker_catches_a_wrong_gradient(void) {
     Rng r;
@@ -123,7 +123,7 @@ static int aborts_after_finalize(int what) {
         tape_init(&t);
         Tensor *h = op_add(&t, "h", &a, &a);
         tape_finalize(&t);
-        static const OpDef LATE = {"late", NULL, NULL, NULL, NULL, NULL};
+        static const OpDef LATE = {"late", NULL, NULL, NULL, NULL, NULL, 0};
         if (what == 0)
             tape_node(&t, &LATE, h);  // (op_add would stop at its tensor first)
         else

@@ -143,7 +143,7 @@ static void test_matmul_bf16_rounds_every_role(void) {
     for (size_t i = 0; i < OC * C; i++) w[i] = v;
     for (size_t i = 0; i < N * OC; i++) dout[i] = v;
     matmul_forward_prec(out, inp, w, N, C, OC, PRECISION_BF16);
-    matmul_backward_prec(dinp, dw, dout, inp, w, N, C, OC, PRECISION_BF16);
+    matmul_backward_prec(dinp, dw, dout, inp, w, N, C, OC, PRECISION_BF16, 0);
     int fwd = 1, din = 1, dwt = 1;
     for (size_t i = 0; i < N * OC; i++) fwd &= out[i] == (float)C;
     for (size_t i = 0; i < N * C; i++) din &= dinp[i] == (float)OC;
