@@ -8,7 +8,11 @@
 //      jr, ir: GEMM_NR x GEMM_MR tiles -> gemm_micro              (B sliver stays in L1)
 // The first K block applies beta; later ones add (beta = 1). Where op(A) = A
 // is read in place (AVX-512), the K blocks go inside the row blocks instead
-// (gemm_block_k_inner): same tiles, same chains, less traffic for C.
+// (gemm_block_k_inner): same tiles, same chains, less traffic for C. On
+// AVX-512 op(A) = A^T (the weights' gradients, dY^T X) is not packed either:
+// a tile reads its 8 contiguous floats per step where they lie, the layout a
+// packed sliver has (gemm_micro_cols); the packing's strided pass measured
+// more than the tiles' strided reads cost (docs/speed-log.md).
 //
 // The contract callers build on: every C element is the same chain of
 // operations whatever the tile, block, thread count, or the rest of the
@@ -111,6 +115,14 @@ static inline void one_tile(const GemmArgs *g, const float *ap, const float *bp,
                             size_t mr, size_t jc, size_t jr, size_t nr, size_t kc, size_t pc, float beta) {
     float *c = g->C + (ic + ir) * g->ldc + jc + jr;
 #if defined(GEMM_HAS_MICRO_ROWS)
+    if (!ap && g->transA) {  // op(A) = A^T in place: row i, step k at A[(pc + k)*lda + ic + ir + i]
+        const float *a = g->A + pc * g->lda + ic + ir;
+        if (ldb)
+            gemm_micro_cols_b(kc, a, g->lda, bp + jr, ldb, c, g->ldc, mr, nr, g->alpha, beta);
+        else
+            gemm_micro_cols(kc, a, g->lda, bp + jr * kc, c, g->ldc, mr, nr, g->alpha, beta);
+        return;
+    }
     if (!ap) {
         const float *a = g->A + (ic + ir) * g->lda + pc;
         if (ldb)
@@ -277,8 +289,15 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
             }
             for (size_t ic = m0; ic < m1; ic += GEMM_MC) {
                 size_t mc = m1 - ic < GEMM_MC ? m1 - ic : GEMM_MC;
+#if defined(GEMM_HAS_MICRO_ROWS)
+                // only op(A) = A^T comes here (A itself goes K-inner): read in
+                // place, its 8 floats per step contiguous as in a packed sliver
+                const float *ap = NULL;
+#else
+                const float *ap = pb->a;
                 gemm_pack_a(pb->a, g->transA, g->A, g->lda, ic, mc, pc, kc);
-                block_tiles(g, pb->a, bp, ldb, ic, mc, jc, nc, kc, pc, pc == 0 ? g->beta : 1.0f);
+#endif
+                block_tiles(g, ap, bp, ldb, ic, mc, jc, nc, kc, pc, pc == 0 ? g->beta : 1.0f);
             }
         }
     }

@@ -178,6 +178,31 @@ void gemm_micro_rows_b(size_t kc, const float *A, size_t lda, const float *B, si
         micro_core(kc, a, 1, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
 }
 
+// row i of the tile at step k: A[k*lda + i], or for i >= mr column mr-1 again (read, unused)
+static void tile_cols(const float *a[8], const float *A, size_t mr) {
+    for (size_t i = 0; i < 8; i++) a[i] = A + (i < mr ? i : mr - 1);
+}
+
+void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc, size_t mr,
+                     size_t nr, float alpha, float beta) {
+    const float *a[8];
+    tile_cols(a, A, mr);
+    if (nr <= 16)
+        micro_core(kc, a, lda, 1, bp, 0, c, ldc, mr, nr, alpha, beta);
+    else
+        micro_core(kc, a, lda, 0, bp, 0, c, ldc, mr, nr, alpha, beta);
+}
+
+void gemm_micro_cols_b(size_t kc, const float *A, size_t lda, const float *B, size_t ldb, float *c, size_t ldc,
+                       size_t mr, size_t nr, float alpha, float beta) {
+    const float *a[8];
+    tile_cols(a, A, mr);
+    if (nr <= 16)
+        micro_core(kc, a, lda, 1, B, ldb, c, ldc, mr, nr, alpha, beta);
+    else
+        micro_core(kc, a, lda, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
+}
+
 // Up to 256 outputs at a time (16 zmm accumulators), K blocks as in gemm.c.
 // Each k then reads one contiguous run of up to 1 KiB of x's row k: for a
 // matrix-vector product over a k-major weight (generation) that streams the

@@ -96,6 +96,15 @@ void gemm_micro_b(size_t kc, const float *ap, const float *B, size_t ldb, float 
 void gemm_micro_rows_b(size_t kc, const float *A, size_t lda, const float *B, size_t ldb, float *c, size_t ldc,
                        size_t mr, size_t nr, float alpha, float beta);
 
+// gemm_micro and gemm_micro_b with op(A) = A^T read in place (no packing):
+// the tile's row i at step k is A[k*lda + i], the 8 contiguous floats a
+// packed sliver holds, rows of A lda apart; rows i >= mr are not stored.
+// Same arithmetic.
+void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc, size_t mr,
+                     size_t nr, float alpha, float beta);
+void gemm_micro_cols_b(size_t kc, const float *A, size_t lda, const float *B, size_t ldb, float *c, size_t ldc,
+                       size_t mr, size_t nr, float alpha, float beta);
+
 #define GEMM_HAS_VEC 1
 // The M == 1 / N == 1 products whose outputs run along the contiguous
 // direction of one operand (op(B) = B with M == 1, op(A) = A^T with N == 1),
