@@ -69,11 +69,15 @@ double bench_median(double *t, int n);
 // runs untimed before every call (warm-up included).
 BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx);
 
-// Two set-ups of one body timed in alternation (A B A B ...), for a ratio of
-// the two: both see the same machine, whatever the load does meanwhile (on a
-// shared machine, minutes apart is a different machine). setup[i] runs untimed
-// before every call of variant i (its warm-up included); out[i] is as
-// bench_time's, each variant reaching o->min_reps and o->min_seconds.
+// Two set-ups of one body timed in alternation, for a ratio of the two: both
+// see the same machine, whatever the load does meanwhile (on a shared
+// machine, minutes apart is a different machine). Each timed call follows an
+// untimed call of the same variant (A A B B A A ...): the first call after a
+// switch runs on what the other variant left in the caches, which no run
+// of one variant alone sees (a training step after a 1-thread one read 2-4 %
+// more CPU at the large bench model, docs/speed-log.md). setup[i] runs
+// untimed before every call of variant i; out[i] is as bench_time's, each
+// variant reaching o->min_reps and o->min_seconds.
 void bench_time_pair(const BenchOpts *o, BenchFn const setup[2], BenchFn body, void *ctx, BenchTime out[2]);
 
 // A BenchTime in the first slots of a child's out[] (the parent reads them

@@ -189,7 +189,8 @@ int bench_part_train(const BenchOpts *o) {
            "  %s\n\n",
            o->threads, o->peak_all,
            o->threads > 1 ? "thr eff: tokens per CPU-second at these threads / the same at 1 thread (1-thread steps\n"
-                            "  alternate with these, same process): what the extra threads cost in CPU time"
+                            "  alternate with these, same process, each timed step after an untimed one at its\n"
+                            "  count): what the extra threads cost in CPU time"
                           : "");
     if (o->precisions & 1 << PRECISION_BF16)
         printf("  bf16 rows: [train] precision = bf16, the same FLOPs counted; %% peak and %% busy stay against the\n"

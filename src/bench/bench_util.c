@@ -97,16 +97,14 @@ BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx)
 void bench_time_pair(const BenchOpts *o, BenchFn const setup[2], BenchFn body, void *ctx, BenchTime out[2]) {
     int cap = o->max_reps > 0 ? o->max_reps : 1;
     Timings x[2];
-    int threads[2];
-    for (int v = 0; v < 2; v++) {
-        timings_init(&x[v], cap);
-        if (setup[v]) setup[v](ctx);  // warm-up, each variant
-        threads[v] = pool_threads_used();
-        body(ctx);
-    }
-    // in lockstep (equal counts), so neither is past cap while the other wants more
+    int threads[2] = {0, 0};
+    for (int v = 0; v < 2; v++) timings_init(&x[v], cap);
+    // in lockstep (equal counts), so neither is past cap while the other wants
+    // more; each timed call after an untimed one of its own variant (bench.h)
     while (timings_want_more(o, &x[0], cap) || timings_want_more(o, &x[1], cap))
         for (int v = 0; v < 2; v++) {
+            if (setup[v]) setup[v](ctx);
+            body(ctx);
             timed_call(&x[v], setup[v], body, ctx);
             threads[v] = pool_threads_used();
         }
