@@ -24,6 +24,7 @@
 
 #define BENCH_MAX_KINDS 8
 #define BENCH_MAX_SEQ 16
+#define BENCH_MAX_ROUNDS 100  // --rounds
 #define BENCH_VOCAB 65  // tiny Shakespeare's character count; tokens are random
 
 typedef struct {
@@ -43,6 +44,7 @@ typedef struct {
     double peak_1, peak_all;               // GFLOP/s measured by the peak part (0 = not yet)
     double mem_gbs;                        // GB/s, 1-thread DRAM read, also by the peak part
     int precisions;                        // train, profile: bit p set = measure at Precision p (default fp32)
+    int rounds;                            // train: the whole table this many times, then each row's spread
 } BenchOpts;
 
 // ---- timing -----------------------------------------------------------------
@@ -63,6 +65,14 @@ typedef struct {
 
 // the median of t[0 .. n), n >= 1 (sorts t)
 double bench_median(double *t, int n);
+
+// The median, least and greatest of the finite values of v[0 .. n) (n = how
+// many there were; NaN in all three when none): a figure's spread over rounds.
+typedef struct {
+    double median, min, max;
+    int n;
+} BenchSpread;
+BenchSpread bench_spread(const double *v, int n);
 
 // One untimed warm-up call of body, then timed calls until both o->min_reps
 // and o->min_seconds are reached (at most o->max_reps). `setup`, if not NULL,

@@ -12,8 +12,15 @@
 //
 // The batch is random tokens, drawn once: a step's cost does not depend on the
 // token values, and leaving the data loader out measures the model alone.
+//
+// --rounds R measures the whole table R times, round after round (every row
+// once per round, so each row's readings are spread over the run), then prints
+// each row's median and range of % busy, thr eff and tokens/s: on a shared
+// machine one reading of one row moves by several points, and a target or a
+// difference between kinds is only read off the spread.
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench.h"
@@ -118,16 +125,21 @@ static int train_child(void *ctx, double *out) {
     return 0;
 }
 
-// One row of the table and of throughput.csv: job j measured (and, with
-// several threads, again on one). Returns 1 if the measurement failed.
-static int train_row(const BenchOpts *o, BenchSizeJob j, const char *label, int w, FILE *csv, double *tok_s_out,
-                     double *per_cpu_out) {
+// What one row measured (NaN where it failed or is not defined).
+typedef struct {
+    double tok_s, per_cpu, busy, eff;  // tokens/s, tokens per CPU-second, % busy, thr eff (%)
+} TrainFigures;
+
+// One row of the table and of throughput.csv (round `round`): job j measured
+// (and, with several threads, again on one). Returns 1 if the measurement failed.
+static int train_row(const BenchOpts *o, BenchSizeJob j, const char *label, int w, FILE *csv, int round,
+                     TrainFigures *f_out) {
     const BenchSize *s = &j.size;
     BenchResult r;
     if (bench_in_child(train_child, &j, &r)) {
         printf("  %-*s %-13s failed: %s\n", w, label, j.kind, err_msg());
-        fprintf(csv, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,,,,,,,%s\n", s->name, j.kind, s->layers,
-                s->heads, s->d_model, s->block_size, s->batch_size, precision_names[j.precision]);
+        fprintf(csv, "%s,%s,%d,%d,%d,%d,%d,,,,,,,,,,,,,,,,,,,,%s,%d\n", s->name, j.kind, s->layers,
+                s->heads, s->d_model, s->block_size, s->batch_size, precision_names[j.precision], round);
         return 1;
     }
     const double *v = r.out;
@@ -158,14 +170,53 @@ static int train_row(const BenchOpts *o, BenchSizeJob j, const char *label, int 
            mf, gf, pc, v[OUT_MEDIAN] * 1e3, (int)v[OUT_REPS], 100 * v[OUT_CPU], bz, rss, eff);
     fflush(stdout);
     fprintf(csv, "%s,%s,%d,%d,%d,%d,%d,%.0f,%d,%.6g,%.6g,%.6g,%.1f,%.6g,%.6g,%.3f,%.2f,%.2f,%.3f,%.6g,%.2f,"
-                 "%.0f,%.0f,%.1f,%.1f,%.4f,%s\n",
+                 "%.0f,%.0f,%.1f,%.1f,%.4f,%s,%d\n",
             s->name, j.kind, s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
             v[OUT_PARAMS], (int)v[OUT_REPS], v[OUT_MEDIAN], v[OUT_MIN], v[OUT_MAX], tok_s,
             v[OUT_DENSE], v[OUT_ATTN], gflops, o->peak_all, pct, v[OUT_CPU], v[OUT_CPU_MEDIAN], busy,
-            r.peak_rss, v[OUT_ALLOC], per_cpu, per_cpu_1, per_cpu / per_cpu_1, precision_names[j.precision]);
-    *tok_s_out = tok_s;
-    *per_cpu_out = per_cpu;
+            r.peak_rss, v[OUT_ALLOC], per_cpu, per_cpu_1, per_cpu / per_cpu_1, precision_names[j.precision], round);
+    *f_out = (TrainFigures){tok_s, per_cpu, isnan(flops) ? NAN : busy, 100.0 * per_cpu / per_cpu_1};
     return 0;
+}
+
+// Every row of the table: two sizes, each kind, two precisions.
+enum { TRAIN_MAX_ROWS = BENCH_N_SIZES * BENCH_MAX_KINDS * 2 };
+
+enum { FIG_BUSY, FIG_EFF, FIG_TOK_S };
+static double figure(const TrainFigures *f, int which) {
+    return which == FIG_BUSY ? f->busy : which == FIG_EFF ? f->eff : f->tok_s;
+}
+
+// "median (min .. max)" of one figure of row `row` over the rounds (fig[r * TRAIN_MAX_ROWS + row])
+static void spread_text(char *buf, size_t cap, const TrainFigures *fig, int rounds, int row, int which,
+                        const char *fmt) {
+    double v[BENCH_MAX_ROUNDS];
+    for (int r = 0; r < rounds; r++) v[r] = figure(&fig[(size_t)r * TRAIN_MAX_ROWS + (size_t)row], which);
+    BenchSpread s = bench_spread(v, rounds);
+    if (!s.n) {
+        snprintf(buf, cap, "n/a");
+        return;
+    }
+    char a[16], b[16], c[16];
+    snprintf(a, sizeof a, fmt, s.median);
+    snprintf(b, sizeof b, fmt, s.min);
+    snprintf(c, sizeof c, fmt, s.max);
+    snprintf(buf, cap, "%s (%s .. %s)", a, b, c);
+}
+
+// After --rounds R: each row's median and range over the rounds.
+static void print_spread(const TrainFigures *fig, int rounds, int n_rows, char labels[][80], const char *kinds[],
+                         int w, int threads) {
+    printf("\n  over the %d rounds, median (min .. max):\n", rounds);
+    printf("  %-*s %-13s %-26s %-26s %s\n", w, "config", "kind", "% busy", threads ? "thr eff" : "",
+           "tokens/s");
+    for (int row = 0; row < n_rows; row++) {
+        char busy[64], eff[64] = "", tok[64];
+        spread_text(busy, sizeof busy, fig, rounds, row, FIG_BUSY, "%.1f%%");
+        if (threads) spread_text(eff, sizeof eff, fig, rounds, row, FIG_EFF, "%.0f%%");
+        spread_text(tok, sizeof tok, fig, rounds, row, FIG_TOK_S, "%.0f");
+        printf("  %-*s %-13s %-26s %-26s %s\n", w, labels[row], kinds[row], busy, eff, tok);
+    }
 }
 
 int bench_part_train(const BenchOpts *o) {
@@ -175,7 +226,7 @@ int bench_part_train(const BenchOpts *o) {
     fprintf(a.f, "config,kind,layers,heads,d_model,block_size,batch_size,params,reps,step_s_median,"
                  "step_s_min,step_s_max,tokens_per_s,flops_per_token_dense,flops_per_token_attention,"
                  "gflops,peak_gflops,pct_of_peak,cpu_share,cpu_s_median,pct_of_peak_while_running,peak_rss_bytes,"
-                 "alloc_bytes,tokens_per_cpu_s,tokens_per_cpu_s_1thread,thread_efficiency,precision\n");
+                 "alloc_bytes,tokens_per_cpu_s,tokens_per_cpu_s_1thread,thread_efficiency,precision,round\n");
 
     printf("== Training throughput: full steps (forward + backward + AdamW), %d threads ==\n", o->threads);
     printf("  FLOPs per token: 6 x matmul weights (tied head included) + attention as its kernels\n"
@@ -201,20 +252,36 @@ int bench_part_train(const BenchOpts *o) {
     // --precision fp32,bf16: both rows of a (size, kind), then their ratio (measured one right after the other)
     int both = o->precisions == (1 << PRECISION_FP32 | 1 << PRECISION_BF16);
     int w = o->precisions == 1 << PRECISION_FP32 ? 26 : 31;  // room for the precision after the size
+    int rounds = o->rounds > 1 ? o->rounds : 1;
+    // per round, the figures of row i (a row: a size, a kind, a precision, in the table's order)
+    TrainFigures *fig = xmalloc((size_t)rounds * TRAIN_MAX_ROWS * sizeof *fig);
+    char labels[TRAIN_MAX_ROWS][80];
+    const char *kinds[TRAIN_MAX_ROWS];
+    int n_rows = 0;
     BenchSizeJob j;
-    char label[64], plabel[80];
-    for (size_t at = 0; bench_next_size_job(o, &at, &j, label, sizeof label);) {
-        double tok_s[2] = {NAN, NAN}, per_cpu[2] = {NAN, NAN};
-        for (int p = PRECISION_FP32; p <= PRECISION_BF16; p++) {
-            if (!(o->precisions & 1 << p)) continue;
-            j.precision = (Precision)p;
-            snprintf(plabel, sizeof plabel, "%s%s%s", label, w > 26 ? " " : "", w > 26 ? precision_names[p] : "");
-            train_row(o, j, plabel, w, a.f, &tok_s[p], &per_cpu[p]);
+    char label[64];
+    for (int round = 1; round <= rounds; round++) {
+        if (rounds > 1) printf("  round %d of %d\n", round, rounds);
+        int row = 0;
+        for (size_t at = 0; bench_next_size_job(o, &at, &j, label, sizeof label);) {
+            TrainFigures f[2] = {{NAN, NAN, NAN, NAN}, {NAN, NAN, NAN, NAN}};
+            for (int p = PRECISION_FP32; p <= PRECISION_BF16; p++) {
+                if (!(o->precisions & 1 << p)) continue;
+                j.precision = (Precision)p;
+                snprintf(labels[row], sizeof labels[row], "%s%s%s", label, w > 26 ? " " : "",
+                         w > 26 ? precision_names[p] : "");
+                kinds[row] = j.kind;
+                train_row(o, j, labels[row], w, a.f, round, &f[p]);
+                fig[(size_t)(round - 1) * TRAIN_MAX_ROWS + (size_t)row++] = f[p];
+            }
+            if (both && !isnan(f[0].tok_s) && !isnan(f[1].tok_s))
+                printf("  %-*s %-13s bf16 / fp32: tokens/s x%.2f, tokens per CPU-second x%.2f\n", w, "", j.kind,
+                       f[1].tok_s / f[0].tok_s, f[1].per_cpu / f[0].per_cpu);
         }
-        if (both && !isnan(tok_s[0]) && !isnan(tok_s[1]))
-            printf("  %-*s %-13s bf16 / fp32: tokens/s x%.2f, tokens per CPU-second x%.2f\n", w, "", j.kind,
-                   tok_s[1] / tok_s[0], per_cpu[1] / per_cpu[0]);
+        n_rows = row;
     }
+    if (rounds > 1) print_spread(fig, rounds, n_rows, labels, kinds, w, o->threads > 1);
+    free(fig);
     printf("\n");
     return atomic_commit(&a);
 }

@@ -44,6 +44,20 @@ double bench_median(double *t, int n) {
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
+BenchSpread bench_spread(const double *v, int n) {
+    BenchSpread r = {NAN, NAN, NAN, 0};
+    double *t = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *t);
+    for (int i = 0; i < n; i++)
+        if (isfinite(v[i])) t[r.n++] = v[i];
+    if (r.n) {
+        r.median = bench_median(t, r.n);  // sorted now
+        r.min = t[0];
+        r.max = t[r.n - 1];
+    }
+    free(t);
+    return r;
+}
+
 // Timed calls of one variant, and what bench_time makes of them.
 typedef struct {
     double *t, *c;  // wall and CPU seconds per call

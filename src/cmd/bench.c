@@ -3,7 +3,7 @@
 //
 //   lmtrain bench [--part peak,train,length,generate,profile] [--kinds softmax,linear,...]
 //                 [--sizes baby,large] [--seq 256,1024,4096,16384] [--out DIR] [--quick] [--threads N]
-//                 [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N]
+//                 [--min-reps N] [--min-seconds S] [--max-point-seconds S] [--chunk N] [--rounds R]
 //                 [--set section.key=value]...
 //
 // Parts (all but "profile" by default, in this order; bench/bench.h lists the files):
@@ -26,7 +26,9 @@
 // step takes about a second: 2 s bought a median of 3 steps, which one slow
 // step on a shared machine moves by several points of "% busy". --quick: 1 run
 // and 0.1 s, for smoke tests. A point of the length part predicted to need
-// more than --max-point-seconds (300) is skipped.
+// more than --max-point-seconds (300) is skipped. --rounds R: part train's
+// table R times over, then each row's median and range (one reading of a row
+// moves by several points between minutes on a shared machine).
 //
 // The machine may be shared. Medians resist a few disturbed runs, not cores
 // that other processes keep busy all along, so every part also reports CPU
@@ -140,7 +142,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     *parts = 0;
     const char *part = NULL, *kinds = NULL, *seq = "256,1024,4096,16384",
                *sizes = "baby,large", *precision = "fp32";
-    size_t threads = 0, min_reps = 0, chunk = 0;
+    size_t threads = 0, min_reps = 0, chunk = 0, rounds = 1;
     double min_s = -1, max_point = -1;
     const char *sets[64];
     ArgList set_list = {sets, 64, 0};
@@ -157,6 +159,9 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
         {"--out", ARG_STRING, &o->out, "DIR", .help = "the results folder"},
         {"--set", ARG_REPEAT, &set_list, "section.key=value",
          .help = "a config key for every model (e.g. model.heads=1, attention.key_norm=l2)"},
+        {"--rounds", ARG_SIZE, &rounds, "R",
+         .help = "part train: the whole table R times over, then each row's median and range", .lo = 1,
+         .hi = BENCH_MAX_ROUNDS},
         {"--quick", ARG_FLAG, &o->quick, NULL, .help = "1 timed run and 0.1 s per point, for smoke tests"},
         {"--threads", ARG_SIZE, &threads, "N", .help = "threads", .lo = 1, .hi = 256, .shown_default = "all cores"},
         {"--min-reps", ARG_SIZE, &min_reps, "N", .help = "timed runs per point at least", .lo = 1, .hi = 1000,
@@ -202,6 +207,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     o->max_reps = 10000;
     if (o->max_reps < o->train_min_reps) o->max_reps = o->train_min_reps;
     o->max_point_s = max_point >= 0 ? max_point : o->quick ? 60 : 300;
+    o->rounds = (int)rounds;
     return 0;
 }
 

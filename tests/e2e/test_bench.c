@@ -317,6 +317,49 @@ static void test_train_thread_efficiency(void) {
     }
 }
 
+// --rounds 3: the table three times over (each row once a round, the CSV's
+// last column the round), then each row's median and range; the printed
+// spread of % busy is the CSV's three readings' (the parent prints what the
+// rounds measured, not one round's figure).
+static void test_train_rounds(void) {
+    char out[512], p[600];
+    tpath(out, sizeof out, "bench_rounds");
+    char *argv[] = {"bench", "--quick", "--part", "train", "--kinds", "linear,softmax", "--sizes", "baby",
+                    "--threads", "1", "--rounds", "3", "--set", "model.layers=1", "--out", out, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+    CHECK(strstr(e2e_out, "round 1 of 3") && strstr(e2e_out, "round 3 of 3") && !strstr(e2e_out, "round 4"));
+    snprintf(p, sizeof p, "%s/throughput.csv", out);
+    char *csv = read_all(p, NULL);
+    CHECK(csv && strstr(csv, ",precision,round\n"));
+    double busy[3] = {NAN, NAN, NAN};
+    int rows = 0;
+    for (const char *r = csv ? strchr(csv, '\n') : NULL; r && r[1]; r = strchr(r + 1, '\n')) {
+        rows++;
+        if (strncmp(r + 1, "baby,linear,", 12)) continue;
+        int round = (int)csv_field(r + 1, 27);
+        CHECK(round >= 1 && round <= 3);
+        if (round >= 1 && round <= 3) busy[round - 1] = csv_field(r + 1, 20);
+    }
+    CHECK(rows == 6);
+    double lo = fmin(busy[0], fmin(busy[1], busy[2])), hi = fmax(busy[0], fmax(busy[1], busy[2]));
+    double mid = busy[0] + busy[1] + busy[2] - lo - hi;
+    const char *sum = strstr(e2e_out, "over the 3 rounds, median (min .. max):");
+    const char *row = sum ? strstr(sum, "linear ") : NULL;
+    CHECK(row != NULL);
+    if (row) {
+        double m = NAN, a = NAN, b = NAN;
+        CHECK(sscanf(row, "linear %lf%% (%lf%% .. %lf%%)", &m, &a, &b) == 3);
+        CHECK(fabs(m - mid) <= 0.056 && fabs(a - lo) <= 0.056 && fabs(b - hi) <= 0.056);
+        if (!(fabs(m - mid) <= 0.056 && fabs(a - lo) <= 0.056 && fabs(b - hi) <= 0.056))
+            fprintf(stderr, "  printed %.1f (%.1f .. %.1f), the CSV's %.2f %.2f %.2f\n", m, a, b, busy[0], busy[1],
+                    busy[2]);
+    }
+    CHECK(sum && strstr(sum, "softmax "));
+    free(csv);
+}
+
 // Each mistake is refused (exit 2, naming bench) before anything is written:
 // every command is given --out, and that folder must not appear.
 static void test_usage_errors(void) {
@@ -331,6 +374,8 @@ static void test_usage_errors(void) {
         {"bench", "--out", out, "--threads", NULL},
         {"bench", "--out", out, "--frobnicate", NULL},
         {"bench", "--out", out, "--sizes", "baby,huge", NULL},
+        {"bench", "--out", out, "--rounds", "0", NULL},
+        {"bench", "--out", out, "--rounds", "101", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = run_lmtrain(bad[i]);
@@ -350,6 +395,7 @@ int main(void) {
     TEST(test_profile_part);
     TEST(test_every_part_every_kind);
     TEST(test_train_thread_efficiency);
+    TEST(test_train_rounds);
     TEST(test_usage_errors);
     e2e_teardown();
     return test_summary();

@@ -5,6 +5,8 @@
 // resuming, ablating and benchmarking bf16 are refused with exit 2 and
 // nothing written; bench --precision fp32,bf16 measures both side by side
 // (parts train and profile).
+#include <stddef.h>
+
 #include "../test.h"
 #include "e2e.h"
 #include "kernels/bf16.h"
@@ -152,12 +154,14 @@ static void test_refused_without_bf16(void) {
 // The first two CSV rows starting with `lead` ("\nbaby,linear,1,"): 1 if they
 // exist and the first ends ",fp32", the second ",bf16"; *f, *b get them
 // (from their '\n'), or NULL.
-static int fp32_then_bf16(const char *csv, const char *lead, const char **f, const char **b) {
+static int fp32_then_bf16(const char *csv, const char *lead, const char *after, const char **f, const char **b) {
     *f = csv ? strstr(csv, lead) : NULL;
     *b = *f ? strstr(*f + 1, lead) : NULL;
     if (!*f || !*b) return 0;
     const char *fe = strchr(*f + 1, '\n'), *be = strchr(*b + 1, '\n');
-    return fe && be && !strncmp(fe - 5, ",fp32", 5) && !strncmp(be - 5, ",bf16", 5);
+    size_t n = strlen(after) + 5;  // the precision's field, then what follows it (`after`) up to the line's end
+    return fe && be && fe - *f > (ptrdiff_t)n && be - *b > (ptrdiff_t)n && !strncmp(fe - n, ",fp32", 5) &&
+           !strncmp(be - n, ",bf16", 5) && !strncmp(fe - n + 5, after, n - 5) && !strncmp(be - n + 5, after, n - 5);
 }
 
 // bench --precision fp32,bf16: a row of each, side by side, and their ratio;
@@ -175,9 +179,9 @@ static void test_bench_precision(void) {
         CHECK(strstr(e2e_out, "bf16 / fp32: tokens/s x") != NULL);
         snprintf(p, sizeof p, "%s/throughput.csv", out);
         char *csv = read_all(p, NULL);
-        CHECK(csv && strstr(csv, ",thread_efficiency,precision\n"));
+        CHECK(csv && strstr(csv, ",thread_efficiency,precision,round\n"));
         const char *f, *b;
-        CHECK(fp32_then_bf16(csv, "\nbaby,linear,1,", &f, &b));
+        CHECK(fp32_then_bf16(csv, "\nbaby,linear,1,", ",1", &f, &b));  // throughput.csv: then the round
         free(csv);
         const char *ratio = strstr(e2e_out, "bf16 / fp32, linear: whole step CPU x");
         CHECK(ratio != NULL);
@@ -191,7 +195,7 @@ static void test_bench_precision(void) {
         CHECK(csv && strstr(csv, ",pct_of_membw,precision\n"));
         // the same GEMM at both precisions: the same FLOPs (field 9), CPU time measured (field 5)
         const char *mf, *mb;
-        CHECK(fp32_then_bf16(csv, "\nbaby,linear,1,mlp.fc,bwd,", &mf, &mb));
+        CHECK(fp32_then_bf16(csv, "\nbaby,linear,1,mlp.fc,bwd,", "", &mf, &mb));
         if (mf && mb) {
             CHECK(csv_field(mf + 1, 9) > 0 && csv_field(mf + 1, 9) == csv_field(mb + 1, 9));
             CHECK(csv_field(mf + 1, 5) > 0 && csv_field(mb + 1, 5) > 0);

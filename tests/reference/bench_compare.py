@@ -91,7 +91,9 @@ def bf16_missing(exe, out):
 
 
 def lmtrain_rate(exe, kind, threads, seconds, out, precision='fp32'):
-    """(tokens/s wall, tokens per CPU-second) from `lmtrain bench --part train` on the baby model."""
+    """(tokens/s wall, tokens per CPU-second, ceiling) from `lmtrain bench --part train` on the baby
+    model; the ceiling is the tokens per CPU-second of the same FLOPs at one core's full fp32 FMA rate
+    (bench's own peak reading, per thread), which no implementation of this step exceeds."""
     cmd = lmtrain_cmd(exe, kind, threads, seconds, out, precision)
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
@@ -99,7 +101,9 @@ def lmtrain_rate(exe, kind, threads, seconds, out, precision='fp32'):
     with open(os.path.join(out, 'throughput.csv')) as f:
         row = next(csv.DictReader(f))
     tokens = float(row['block_size']) * float(row['batch_size'])
-    return float(row['tokens_per_s']), tokens / float(row['cpu_s_median'])
+    flops = float(row['flops_per_token_dense']) + float(row['flops_per_token_attention'])
+    ceiling = float(row['peak_gflops']) * 1e9 / threads / flops
+    return float(row['tokens_per_s']), tokens / float(row['cpu_s_median']), ceiling
 
 
 def main():
@@ -144,7 +148,8 @@ def main():
     print(f'PyTorch matmul 768 x 128 x 512: {mm_gflops:.1f} GFLOP/s per CPU-second')
     # ratios[k][name]: per round; 'w'/'c' lmtrain fp32 / torch (wall, CPU), 'bw'/'bc' lmtrain bf16 / torch,
     # 'bl' lmtrain bf16 / lmtrain fp32 per CPU-second
-    ratios = {k: {n: [] for n in ('w', 'c', 'bw', 'bc', 'bl')} for k in kinds}
+    # 'top': the fp32 ceiling (lmtrain_rate) / torch per CPU-second, the largest ratio the fp32 FMA peak allows
+    ratios = {k: {n: [] for n in ('w', 'c', 'bw', 'bc', 'bl', 'top')} for k in kinds}
     with tempfile.TemporaryDirectory() as tmp:
         why = 'left out (--no-bf16)' if a.no_bf16 else bf16_missing(a.lmtrain, tmp)
         bf16 = why is None
@@ -158,14 +163,15 @@ def main():
         for rnd in range(1, a.rounds + 1):
             for k in kinds:
                 tw, tc, _ = torch_rate(k, a.seconds)
-                lw, lc = lmtrain_rate(a.lmtrain, k, a.threads, a.seconds, tmp)
+                lw, lc, top = lmtrain_rate(a.lmtrain, k, a.threads, a.seconds, tmp)
                 r = ratios[k]
                 r['w'].append(lw / tw)
                 r['c'].append(lc / tc)
+                r['top'].append(top / tc)
                 line = (f'{rnd:>5} {k:<13} {tw:>12.0f} {lw:>14.0f} {lw / tw:>5.2f}x   {tc:>15.0f} {lc:>17.0f} '
                         f'{lc / tc:>5.2f}x')
                 if bf16:
-                    bw, bc = lmtrain_rate(a.lmtrain, k, a.threads, a.seconds, tmp, 'bf16')
+                    bw, bc, _ = lmtrain_rate(a.lmtrain, k, a.threads, a.seconds, tmp, 'bf16')
                     r['bw'].append(bw / tw)
                     r['bc'].append(bc / tc)
                     r['bl'].append(bc / lc)
@@ -178,6 +184,10 @@ def main():
     for k in kinds:
         r = ratios[k]
         print(f'  {k:<13} tokens/s {med(r["w"])}   tokens per CPU-second {med(r["c"])}')
+    print('the fp32 ceiling: the ratio lmtrain would reach with the step\'s FLOPs at one core\'s full FMA\n'
+          'rate (100 % busy; bench\'s peak reading), per CPU-second, over the rounds (min .. max):')
+    for k in kinds:
+        print(f'  {k:<13} {med(ratios[k]["top"])}')
     if bf16:
         print('lmtrain bf16 / PyTorch fp32, and lmtrain bf16 / lmtrain fp32 (tokens per CPU-second):')
         for k in kinds:
