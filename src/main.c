@@ -29,17 +29,13 @@ int main(int argc, char **argv) {
         usage(stderr);
         return ERR_USAGE;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
-        usage(stdout);
-        return 0;
-    }
-    if (strcmp(argv[1], "--version") == 0) {
-        printf("lmtrain %s\n", LMTRAIN_VERSION);
-        return 0;
-    }
-    int rc;
+    int rc = 0;
     const Command *c = command_find(argv[1]);
-    if (c) rc = c->run(argc - 1, argv + 1);
+    // --help and --version print too: they pass the stdout check below like any command
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
+        usage(stdout);
+    else if (strcmp(argv[1], "--version") == 0) printf("lmtrain %s\n", LMTRAIN_VERSION);
+    else if (c) rc = c->run(argc - 1, argv + 1);
     else if (argv[1][0] == '-') rc = cmd_train(argc, argv);  // `lmtrain --config FILE ...`
     else rc = err_set(ERR_USAGE, "unknown command '%s' (lmtrain --help lists them)", argv[1]);
     pool_shutdown();

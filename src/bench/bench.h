@@ -113,6 +113,9 @@ typedef struct {
 // ERR_RUNTIME with the child's own message, or one saying it was killed
 // (a SIGKILL from the kernel usually means out of memory).
 int bench_in_child(BenchChildFn fn, void *ctx, BenchResult *r);
+// How many bench_in_child calls so far, and how many of them failed.
+int bench_child_count(void);
+int bench_failed_count(void);
 
 // ---- the benchmark models ----------------------------------------------------
 

@@ -168,7 +168,21 @@ static size_t read_all(int fd, void *p, size_t n) {
     return got;
 }
 
+static int in_child(BenchChildFn fn, void *ctx, BenchResult *res);
+
+// How many measurements ran and failed, for bench's exit status.
+static int g_children, g_failed;
+int bench_child_count(void) { return g_children; }
+int bench_failed_count(void) { return g_failed; }
+
 int bench_in_child(BenchChildFn fn, void *ctx, BenchResult *res) {
+    int rc = in_child(fn, ctx, res);
+    g_children++;
+    g_failed += rc != 0;
+    return rc;
+}
+
+static int in_child(BenchChildFn fn, void *ctx, BenchResult *res) {
     memset(res, 0, sizeof *res);
     int fd[2];
     if (pipe(fd) != 0) return err_set(ERR_RUNTIME, "bench: pipe: %s", strerror(errno));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/edit_distance.h"
 #include "util/err.h"
 
 // ============================================================================
@@ -126,6 +127,26 @@ static int wants_help(const ArgSpec *s, int argc, char **argv) {
     return 0;
 }
 
+// "unknown option '--tokns'": with the table's closest name when it is a
+// plausible typo of it.
+static int unknown_option(const ArgSpec *s, const char *a) {
+    char key[80];
+    snprintf(key, sizeof key, "%.*s", (int)strcspn(a, "="), a);
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; i < s->n_opts; i++) {
+        size_t d = edit_distance(key, s->opts[i].name);
+        if (edit_is_typo(d, strlen(s->opts[i].name) - 2) && d < best_d) {  // "--" is no part of the name
+            best = s->opts[i].name;
+            best_d = d;
+        }
+    }
+    if (best)
+        return err_set(ERR_USAGE, "%s: unknown option '%s' (did you mean '%s'? see lmtrain %s --help)", s->cmd, a,
+                       best, s->cmd);
+    return err_set(ERR_USAGE, "%s: unknown option '%s' (see lmtrain %s --help)", s->cmd, a, s->cmd);
+}
+
 static int set_value(const ArgSpec *s, const ArgOpt *o, const char *v) {
     switch (o->type) {
     case ARG_STRING: *(const char **)o->dest = v; return 0;
@@ -176,8 +197,7 @@ int args_parse(const ArgSpec *s, int argc, char **argv) {
             continue;
         }
         const ArgOpt *o = find(s, a);
-        if (!o)
-            return err_set(ERR_USAGE, "%s: unknown option '%s' (see lmtrain %s --help)", s->cmd, a, s->cmd);
+        if (!o) return unknown_option(s, a);
         seen[o - s->opts] = 1;
         const char *eq = strchr(a, '=');
         if (o->type == ARG_FLAG) {

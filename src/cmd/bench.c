@@ -34,6 +34,7 @@
 // that other processes keep busy all along, so every part also reports CPU
 // time (which time slices taken by others do not inflate) and cpu% = CPU time /
 // (wall x threads), which shows how much of the machine a figure really had.
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@
 #include "bench/bench.h"
 #include "cmd/commands.h"
 #include "cmd/args.h"
+#include "config/config.h"
 #include "kernels/bf16.h"
 #include "util/dirs.h"
 #include "util/err.h"
@@ -136,6 +138,38 @@ static int item_seq(void *ctx, const char *opt, const char *s, size_t len) {
     return 0;
 }
 
+// Every model the chosen parts build, checked as `train` checks a config, so a
+// --set that breaks a rule across keys (heads must divide d_model) is refused
+// here, not met by a measuring child that aborts into an empty "failed" row.
+// The [attention] keys are the kind's own for the check: a key a kind does not
+// read changes nothing for it (--set attention.key_norm=l2 times softmax as it is).
+static int check_models(const BenchOpts *o, int parts, const char *const *sets, int n_sets) {
+    size_t at = offsetof(Config, kind), end = offsetof(Config, steps);
+    for (int k = 0; k < o->n_kinds; k++)
+        for (int i = 0; i < BENCH_N_SIZES; i++) {
+            // train and profile build the sizes asked for; length and generate
+            // the baby size's layers, heads and d_model (bench_length.c, bench_generate.c)
+            int used = (parts & (PART_TRAIN | PART_PROFILE) && o->sizes & 1 << i) ||
+                       (parts & (PART_LENGTH | PART_GENERATE) && i == 0);
+            if (!used) continue;
+            const BenchSize *s = &BENCH_SIZES[i];
+            Config c, own;
+            bench_config(&c, o->kinds[k], s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
+                         POS_LEARNED);
+            char kind_key[64];
+            snprintf(kind_key, sizeof kind_key, "attention.kind=%s", o->kinds[k]);
+            config_defaults(&own);
+            config_set(&own, kind_key);
+            memcpy((char *)&c + at, (char *)&own + at, end - at);
+            c.key_norm_given = own.key_norm_given;
+            c.feature_map_given = own.feature_map_given;
+            snprintf(c.path, sizeof c.path, "bench");  // bench feeds random tokens, reads no corpus
+            int rc = config_validate_sets(&c, "bench", sets, n_sets);
+            if (rc) return err_wrap(rc, "bench: the %s model of size %s: ", o->kinds[k], s->name);
+        }
+    return 0;
+}
+
 static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     memset(o, 0, sizeof *o);
     o->out = "runs/bench";
@@ -197,6 +231,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     if ((rc = each_item("--sizes", sizes, item_size, o))) return rc;
     if ((rc = each_item("--seq", seq, item_seq, o))) return rc;
     if ((rc = each_item("--precision", precision, item_precision, o))) return rc;
+    if ((rc = check_models(o, *parts, sets, set_list.n))) return rc;
     const char *missing = o->precisions & 1 << PRECISION_BF16 ? bf16_cpu_missing() : NULL;
     if (missing) return err_set(ERR_USAGE, "bench: --precision bf16 needs a CPU with AVX-512 BF16, and %s", missing);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -229,6 +264,7 @@ int cmd_bench(int argc, char **argv) {
     if (!rc && (parts & PART_GENERATE)) rc = bench_part_generate(&o);
     if (!rc && (parts & PART_PROFILE)) rc = bench_part_profile(&o);
     if (rc) return err_wrap(rc, "bench: ");
+    int failed = bench_failed_count(), measured = bench_child_count();
     char files[256] = "";
     if (parts & PART_PEAK) strcat(files, " peak.csv membw.csv");
     if (parts & PART_TRAIN) strcat(files, " throughput.csv");
@@ -236,5 +272,8 @@ int cmd_bench(int argc, char **argv) {
     if (parts & PART_GENERATE) strcat(files, " generate.csv");
     if (parts & PART_PROFILE) strcat(files, " profile.csv");
     printf("bench done in %.0f s; written to %s/:%s\n", bench_now() - t0, o.out, files);
+    if (failed)  // their rows are empty: a result with holes is no success
+        return err_set(ERR_RUNTIME, "bench: %d of %d measurements failed (the lines marked \"failed\" above; "
+                                    "their CSV rows are empty)", failed, measured);
     return 0;
 }

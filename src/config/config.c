@@ -21,6 +21,7 @@
 
 #include "attention/attention.h"
 #include "config/ini.h"
+#include "util/edit_distance.h"
 #include "util/file_check.h"
 #include "util/err.h"
 
@@ -246,29 +247,6 @@ static int find_field(const char *section, const char *key) {
     return -1;
 }
 
-// Edit distance with adjacent transpositions counting as one edit (optimal
-// string alignment), so "d_modle" is one edit from "d_model".
-static size_t edit_distance(const char *a, const char *b) {
-    enum { MAXLEN = 64 };
-    size_t n = strlen(a), m = strlen(b);
-    if (n > MAXLEN || m > MAXLEN) return SIZE_MAX;
-    size_t d[MAXLEN + 1][MAXLEN + 1];
-    for (size_t i = 0; i <= n; i++) d[i][0] = i;
-    for (size_t j = 0; j <= m; j++) d[0][j] = j;
-    for (size_t i = 1; i <= n; i++)
-        for (size_t j = 1; j <= m; j++) {
-            size_t cost = a[i - 1] != b[j - 1];
-            size_t best = d[i - 1][j - 1] + cost;
-            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    return d[n][m];
-}
-
 static void unknown_section_msg(char *msg, size_t cap, const char *name) {
     snprintf(msg, cap, "unknown section [%.64s] (expected one of: run, data, model, attention, train)",
              name);
@@ -289,8 +267,7 @@ static void unknown_key_msg(char *msg, size_t cap, const char *section, const ch
     for (int i = 0; i < N_FIELDS; i++) {
         if (strcmp(FIELDS[i].section, section) != 0) continue;
         size_t d = edit_distance(key, FIELDS[i].key);
-        size_t limit = (strlen(FIELDS[i].key) + 2) / 3;
-        if (d <= limit && d < best_d) {
+        if (edit_is_typo(d, strlen(FIELDS[i].key)) && d < best_d) {
             best = FIELDS[i].key;
             best_d = d;
         }
@@ -728,6 +705,13 @@ static void set_one(Config *c, const char *assignment, ErrList *errs) {
         errlist_add(errs, "--set %s: %s", assignment, msg);
         return;
     }
+    if (i == find_field("attention", "decay_learnable") && !t.decay_learnable && t.decay == DECAY_DATA) {
+        // the older spelling switches a learned decay off; a data-dependent one would
+        // become fixed decay without a word
+        errlist_add(errs, "--set %s: decay_learnable = false would turn decay = data into decay = fixed; "
+                          "say --set attention.decay=fixed if that is meant", assignment);
+        return;
+    }
     sync_decay(&t, i == find_field("attention", "decay"), i == find_field("attention", "decay_learnable"),
                msg, sizeof msg);  // one key set: never a contradiction
     mark_given(&t, i);
@@ -866,6 +850,36 @@ static void blame(const Origin *o, const char *k1, const char *k2, char *buf, si
         errlist_add(o->errs, "%s: %s", where_, what_);      \
     } while (0)
 
+// The README's configs are named kind plus variant ("delta_data", "nopos_linear",
+// "recall_delta_sum"); given as a kind, such a name gets the keys it stands for.
+// 1 and the hint in buf if `name` is one.
+static int composite_kind_hint(const char *name, char *buf, size_t cap) {
+    static const struct { const char *affix, *means; int prefix; } parts[] = {
+        {"nopos_", "pos = none", 1},     {"recall_", "task = recall", 1},
+        {"_data", "decay = data", 0},    {"_sum", "key_norm = sum", 0},
+    };
+    char kind[64], means[256] = "";
+    snprintf(kind, sizeof kind, "%s", name);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+            size_t n = strlen(kind), a = strlen(parts[i].affix);
+            if (n <= a) continue;
+            char *at = parts[i].prefix ? kind : kind + n - a;
+            if (strncmp(at, parts[i].affix, a) != 0) continue;
+            if (parts[i].prefix) memmove(kind, kind + a, n - a + 1);
+            else *at = 0;
+            size_t m = strlen(means);
+            snprintf(means + m, sizeof means - m, "%s%s", m ? ", " : "", parts[i].means);
+            changed = 1;
+        }
+    }
+    if (!means[0] || !attn_kind_find(kind)) return 0;
+    snprintf(buf, cap, "\"%s\" is the name of a config in configs/: kind = %s with %s; give --config %s, or "
+                       "set those keys", name, kind, means, name);
+    return 1;
+}
+
 static void validate(const Config *c, const Origin *o) {
     char msg[1024], key[160];
     int before = o->errs->n + o->errs->dropped;
@@ -882,7 +896,11 @@ static void validate(const Config *c, const Origin *o) {
         size_t len = (size_t)snprintf(msg, sizeof msg, "expected one of:");
         for (int i = 0; attn_kinds[i] && len < sizeof msg; i++)
             len += (size_t)snprintf(msg + len, sizeof msg - len, "%s%s", i ? ", " : " ", attn_kinds[i]->name);
-        FAIL("attention.kind", NULL, "[attention] kind: unknown attention kind \"%s\" (%s)", c->kind, msg);
+        char composite[512];
+        if (composite_kind_hint(c->kind, composite, sizeof composite))
+            FAIL("attention.kind", NULL, "[attention] kind: unknown attention kind \"%s\" (%s; %s)", c->kind, msg,
+                 composite);
+        else FAIL("attention.kind", NULL, "[attention] kind: unknown attention kind \"%s\" (%s)", c->kind, msg);
         return;  // the kind-specific checks below need a kind
     }
     // The attention modules compute in float32: eps must survive the cast
@@ -986,9 +1004,13 @@ int config_load_all(Config *c, const char *path, const char *const *sets, int n_
     int rc = load_text(c, text, n, path, &errs);
     free(text);
     if (rc) return rc;
+    int file_ok = errs.n == 0;
     // every --set is tried, so all their mistakes show at once too
     for (int i = 0; i < n_sets; i++) set_one(c, sets[i], &errs);
-    if (errs.n == 0) {
+    // and the cross-field checks too: a --set that did not parse left its key as
+    // it was, and the others' problems still show (the docs promise every error
+    // at once). A file with bad lines is not checked further: its keys are half read.
+    if (file_ok) {
         Origin o = {path, sets, n_sets, &errs};
         validate(c, &o);
     }

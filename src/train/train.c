@@ -20,6 +20,7 @@
 #include "train/evaluate.h"
 #include "train/interrupt.h"
 #include "train/metrics.h"
+#include "train/metrics_check.h"
 #include "train/optimizer.h"
 #include "train/progress.h"
 #include "train/run_folder.h"
@@ -123,6 +124,24 @@ static int check_resume_data(const Config *cfg, const char *ckpt, const Dataset 
     if (dataset_fingerprint_diff(d, cfg, then, why, sizeof why))
         return err_set(ERR_RUNTIME, "--resume: %s; a run resumes only on the data it trained on (start over "
                                     "with --overwrite, or use another --out)", why);
+    return 0;
+}
+
+// What the checkpoint at step st->step says was done, against what the
+// folder and the configuration hold now: a step budget below it, or a
+// metrics.csv that no longer reaches the rows it had logged, is refused.
+static int check_resume_progress(const Config *cfg, const char *ckpt, const char *run_dir, const TrainState *st) {
+    long step = (long)st->step;
+    if (step > cfg->steps)
+        return err_set(ERR_USAGE, "--resume: the run is at step %ld, past train.steps = %d; a run cannot go back "
+                                  "(give steps >= %ld, or start over with --overwrite)", step, cfg->steps, step);
+    Config old;  // the cadence of the session that saved the checkpoint
+    int rc = checkpoint_read_config(ckpt, &old);
+    if (rc) return err_wrap(rc, "--resume: ");
+    char path[4200];
+    run_path(path, sizeof path, run_dir, "metrics.csv");
+    long want = metrics_last_logged_step(step, old.log_every, old.eval_every, old.steps);
+    if ((rc = metrics_check_reaches(path, want, step))) return err_wrap(rc, "--resume: ");
     return 0;
 }
 
@@ -290,7 +309,8 @@ int train_run(const Config *cfg, const char *run_dir, int mode_arg) {
     if (resume) {
         if (stat(ckpt, &ck_seen) != 0) memset(&ck_seen, 0, sizeof ck_seen);
         if ((rc = checkpoint_load(ckpt, &r.model, &r.opt, &r.st)) ||
-            (rc = check_resume_data(cfg, ckpt, r.data, &r.st)))
+            (rc = check_resume_data(cfg, ckpt, r.data, &r.st)) ||
+            (rc = check_resume_progress(cfg, ckpt, run_dir, &r.st)))
             goto out;
     }
 
@@ -306,7 +326,8 @@ int train_run(const Config *cfg, const char *run_dir, int mode_arg) {
     if (resume && (stat(ckpt, &ck_now) != 0 || !same_file(&ck_seen, &ck_now))) {
         // another writer saved between our read and our lock: continue from its checkpoint
         if ((rc = checkpoint_load(ckpt, &r.model, &r.opt, &r.st)) ||
-            (rc = check_resume_data(cfg, ckpt, r.data, &r.st)))
+            (rc = check_resume_data(cfg, ckpt, r.data, &r.st)) ||
+            (rc = check_resume_progress(cfg, ckpt, run_dir, &r.st)))
             goto out;
     }
     if (resume) r.rng.s = r.st.rng;

@@ -166,6 +166,27 @@ static void test_sentinel_default(void) {
     CHECK(args_parse(&spec, 1, plain) == 0 && layer == 64);
 }
 
+// An unknown option near one in the table (a typo, a missing letter, a swap)
+// names it; one far from all of them gets no guess.
+static void test_did_you_mean(void) {
+    Opts a;
+    const struct { char **argv; const char *says; } near[] = {
+        {ARGV("--run", "r", "--token", "5"), "did you mean '--tokens'?"},
+        {ARGV("--run", "r", "--tmeperature=2"), "did you mean '--temperature'?"},
+        {ARGV("--run", "r", "--sed", "3"), "did you mean '--seed'?"},
+        {ARGV("--rnu", "r"), "did you mean '--run'?"},
+    };
+    for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+        err_clear();
+        CHECK(parse(&a, near[i].argv) == ERR_USAGE);
+        CHECK(strstr(err_msg(), "unknown option") && strstr(err_msg(), near[i].says));
+        if (!strstr(err_msg(), near[i].says)) fprintf(stderr, "  case %zu: %s\n", i, err_msg());
+    }
+    err_clear();
+    CHECK(parse(&a, ARGV("--run", "r", "--zzzzzzzz")) == ERR_USAGE);
+    CHECK(strstr(err_msg(), "unknown option '--zzzzzzzz'") && !strstr(err_msg(), "did you mean"));
+}
+
 int main(void) {
     TEST(test_both_spellings);
     TEST(test_defaults_kept);
@@ -174,5 +195,6 @@ int main(void) {
     TEST(test_no_positionals);
     TEST(test_help);
     TEST(test_sentinel_default);
+    TEST(test_did_you_mean);
     return test_summary();
 }

@@ -804,7 +804,11 @@ static void test_key_norm_and_decay(void) {
     }
     CHECK(config_set(&c, "attention.kind=delta") == 0);
 
-    // decay_learnable = false is decay = fixed; a later layer's key wins
+    // decay_learnable = false is decay = fixed; a later layer's key wins, but not over decay = data:
+    // that is no learned decay to switch off, and it became fixed decay without a word (issue 33)
+    CHECK(config_set(&c, "attention.decay_learnable=false") == ERR_USAGE && c.decay == DECAY_DATA);
+    CHECK(msg_has("decay_learnable = false") && msg_has("decay = data") && msg_has("decay = fixed"));
+    CHECK(config_set(&c, "attention.decay=learned") == 0);
     CHECK(config_set(&c, "attention.decay_learnable=false") == 0 && c.decay == DECAY_FIXED);
     CHECK(config_set(&c, "attention.decay_learnable=true") == 0 && c.decay == DECAY_LEARNED);
     CHECK(config_set(&c, "attention.decay=fixed") == 0 && c.decay_learnable == 0);
@@ -1175,6 +1179,12 @@ static void test_all_errors_at_once_and_set_blame(void) {
     CHECK(msg_has("2 errors:"));
     CHECK(msg_has("--set model.heads=3: [model] d_model 128 is not divisible by heads 3"));
     CHECK(msg_has("--set train.min_lr = 1: [train] min_lr 1 is larger than lr"));
+    // a --set that does not parse does not hide a cross-field problem of another one
+    const char *sets3[] = {"model.heads=3", "train.lr=abc", "model.layers=0"};
+    config_defaults(&c);
+    CHECK(config_load_all(&c, g_path, sets3, 3) == ERR_USAGE);
+    CHECK(msg_has("3 errors:") && msg_has("--set train.lr=abc") && msg_has("--set model.layers=0"));
+    CHECK(msg_has("--set model.heads=3: [model] d_model 128 is not divisible by heads 3"));
     // the same problem from the file alone is the file's
     write_tmp("[data]\npath = x.txt\n[model]\nd_model = 128\nheads = 3\n");
     config_defaults(&c);
@@ -1189,7 +1199,34 @@ static void test_all_errors_at_once_and_set_blame(void) {
     CHECK(msg_has("25 errors:") && msg_has("bad19") && msg_lacks("bad20") && msg_has("and 5 more"));
 }
 
+// A config's name from the README's table given as a kind: the message says
+// which keys it stands for.
+static void test_composite_kind_names(void) {
+    const struct { const char *set, *says; } cases[] = {
+        {"attention.kind=delta_data", "kind = delta with decay = data"},
+        {"attention.kind=linear_decay_data", "kind = linear_decay with decay = data"},
+        {"attention.kind=delta_sum", "kind = delta with key_norm = sum"},
+        {"attention.kind=nopos_softmax", "kind = softmax with pos = none"},
+        {"attention.kind=nopos_delta_sum", "kind = delta with pos = none, key_norm = sum"},
+        {"attention.kind=recall_linear", "kind = linear with task = recall"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Config c;
+        valid_config(&c);
+        err_clear();
+        CHECK(config_set(&c, cases[i].set) == 0);
+        CHECK(config_validate(&c, "x") == ERR_USAGE);
+        CHECK(msg_has("unknown attention kind") && msg_has(cases[i].says) && msg_has("--config"));
+        if (!msg_has(cases[i].says)) fprintf(stderr, "  %s: %s\n", cases[i].set, err_msg());
+    }
+    Config c;  // a plain unknown name gets the list, no composite hint
+    valid_config(&c);
+    CHECK(config_set(&c, "attention.kind=deltaa") == 0 && config_validate(&c, "x") == ERR_USAGE);
+    CHECK(msg_has("expected one of") && msg_lacks(" with "));
+}
+
 int main(void) {
+    TEST(test_composite_kind_names);
     TEST(test_all_errors_at_once_and_set_blame);
     TEST(test_ini_lines);
     TEST(test_ini_reader_lines);

@@ -377,6 +377,11 @@ static void test_usage_errors(void) {
         {"bench", "--out", out, "--sizes", "baby,huge", NULL},
         {"bench", "--out", out, "--rounds", "0", NULL},
         {"bench", "--out", out, "--rounds", "101", NULL},
+        // a --set that breaks a cross-field rule of some model bench would build (heads must
+        // divide d_model): refused up front, not a child that aborts into a "failed" row
+        {"bench", "--out", out, "--set", "model.heads=3", "--part", "train", "--quick", NULL},
+        {"bench", "--out", out, "--set", "model.heads=5", "--part", "length", "--quick", NULL},
+        {"bench", "--out", out, "--set", "attention.decay=data", "--kinds", "softmax", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = run_lmtrain(bad[i]);
@@ -386,6 +391,32 @@ static void test_usage_errors(void) {
         if (rc != 2 || file_exists(out)) fprintf(stderr, "  case %zu (%s %s): exit %d\n%s\n", i, bad[i][3],
                                                  bad[i][4] ? bad[i][4] : "", rc, e2e_out);
     }
+}
+
+#include <sys/resource.h>
+
+static int limit_memory(void *ctx) {
+    struct rlimit r = {*(rlim_t *)ctx, *(rlim_t *)ctx};
+    return setrlimit(RLIMIT_AS, &r);
+}
+
+// A measurement that fails (here: the large model's child runs out of address
+// space) makes bench exit 1 and say how many failed, after writing the rest.
+static void test_failed_measurement_is_exit_1(void) {
+    char out[512], log[512];
+    tpath(out, sizeof out, "bench_fail");
+    tpath(log, sizeof log, "bench_fail.log");
+    char *argv[] = {"bench", "--out", out, "--part", "train", "--sizes", "baby,large", "--kinds", "softmax",
+                    "--quick", "--threads", "1", NULL};
+    rlim_t limit = (rlim_t)400 << 20;  // the baby model fits, the large one does not
+    int rc = wait_status(spawn_lmtrain_with(argv, log, limit_memory, &limit));
+    slurp_into(log, e2e_out, sizeof e2e_out);
+    CHECK(rc == 1);
+    CHECK(strstr(e2e_out, "failed") && strstr(e2e_out, "1 of"));
+    char csv[600];
+    snprintf(csv, sizeof csv, "%s/throughput.csv", out);
+    CHECK(file_exists(csv));  // what did run is kept
+    if (rc != 1) fprintf(stderr, "  exit %d\n%s\n", rc, e2e_out);
 }
 
 int main(void) {
@@ -398,6 +429,7 @@ int main(void) {
     TEST(test_train_thread_efficiency);
     TEST(test_train_rounds);
     TEST(test_usage_errors);
+    TEST(test_failed_measurement_is_exit_1);
     e2e_teardown();
     return test_summary();
 }

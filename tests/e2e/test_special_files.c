@@ -152,7 +152,7 @@ static void test_export_never_replaces_what_it_should_not(void) {
     CHECK(has("a folder"));
 }
 
-// eval, inspect, export (and sample) report a stdout that cannot take their
+// eval, inspect, export, sample and --help/--version report a stdout that cannot take their
 // output: exit 1 with the reason, not a silent 0.
 static void test_full_stdout_is_exit_1(void) {
     if (access("/dev/full", W_OK) != 0) {
@@ -166,8 +166,11 @@ static void test_full_stdout_is_exit_1(void) {
         {"inspect", "--run", run_dir, NULL},
         {"export", "--run", run_dir, "--out", out, NULL},
         {"sample", "--run", run_dir, "--tokens", "5", NULL},
+        {"--help", NULL},  // the help and the version are output too
+        {"--version", NULL},
+        {"sample", "--help", NULL},
     };
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 7; i++) {
         int rc = run_watched(cmds[i], "/dev/full", 60);
         CHECK(rc == 1);
         CHECK(has("stdout"));
