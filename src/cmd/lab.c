@@ -324,6 +324,17 @@ static int run_source(const LabOpts *o, LoadedRun *r, Source *s, float **pool, f
     int rc = run_load(r, o->run);
     if (rc) return rc;
     const Model *m = &r->model;
+    if (!m->kind->state_layout) {  // the lab's rules write a fast-weight matrix; a KV cache is none
+        char kinds[256] = "";
+        for (int i = 0; attn_kinds[i]; i++)
+            if (attn_kinds[i]->state_layout)
+                snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", kinds[0] ? ", " : "",
+                         attn_kinds[i]->name);
+        rc = err_set(ERR_USAGE, "lab: --run %s: a %s run keeps its keys in a cache, not in a fast-weight memory "
+                                "the lab's write rules model; give a run of %s", o->run, m->kind->name, kinds);
+        run_unload(r);
+        return rc;
+    }
     if (o->layer >= m->L || o->head >= m->H) {
         rc = err_set(ERR_USAGE, "lab: --layer %zu --head %zu: %s has %zu layers of %zu heads (from 0)", o->layer,
                      o->head, o->run, m->L, m->H);
