@@ -37,6 +37,8 @@
 #include "util/atomic_file.h"
 #include "util/dirs.h"
 #include "util/err.h"
+#include "util/format_bytes.h"
+#include "util/mem_limit.h"
 #include "util/pause.h"
 #include "util/pool.h"
 
@@ -180,6 +182,33 @@ static int check_length(const LoadedRun *r, size_t T) {
     return 0;
 }
 
+// What the evaluation of windows of T tokens will allocate, against what this
+// process may use (a cgroup's limit included): refused before the allocation
+// rather than killed by the kernel halfway. weights < 0: the training graph
+// over the batch run_eval builds; else the generator, whose KV cache (softmax)
+// grows with T.
+static int check_eval_memory(const LoadedRun *r, size_t T, int weights) {
+    const Model *m = &r->model;
+    double need;
+    if (weights < 0) {
+        size_t B = (size_t)r->cfg.batch_size * m->Tmax / T;
+        need = (double)model_estimate_bytes(&r->cfg, m->V, B < 1 ? 1 : B, T);
+        if (need == 0) need = INFINITY;
+    } else {
+        need = 2.0 * (double)m->n_floats * sizeof(float) +  // the weights and the generator's packed copy
+               (double)m->L * (double)m->kind->memory_bytes(&m->acfg, T);
+    }
+    char from[1400], a[32], b[32];
+    double have = memory_limit_bytes(from, sizeof from);
+    if (have <= 0 || need <= 0.9 * have) return 0;
+    format_bytes(a, sizeof a, need);
+    format_bytes(b, sizeof b, have);
+    return err_set(ERR_USAGE, "eval: --length %zu needs about %s of memory (%s), and %s allows %s; use a "
+                              "shorter --length", T, isfinite(need) ? a : "more than 16 EiB",
+                   weights < 0 ? "the graph over a batch of windows" : "the weights and the generation state",
+                   from, b);
+}
+
 // length 0: block_size; weights < 0: the training graph, else the generation
 // path with the weights held that way (eval_generate.h)
 static int eval_folder(const char *run_dir, size_t length, int weights) {
@@ -187,7 +216,7 @@ static int eval_folder(const char *run_dir, size_t length, int weights) {
     int rc = run_load(&r, run_dir);
     if (rc) return rc;
     size_t T = length ? length : r.model.Tmax;
-    if (!(rc = check_length(&r, T))) {
+    if (!(rc = check_length(&r, T)) && !(rc = check_eval_memory(&r, T, weights))) {
         if (weights >= 0) {
             rc = eval_generate(&r, T, (GenWeights)weights);
         } else {

@@ -20,7 +20,9 @@ int eval_generate(const LoadedRun *r, size_t T, GenWeights w) {
     int *inputs = xcalloc(T, sizeof(int)), *targets = xcalloc(T, sizeof(int));
     float *probs = xcalloc(m->V, sizeof(float));  // crossentropy_forward's, unused here
     Generator g;
-    generator_init_weights(&g, m, w);
+    // a cache as long as the window: softmax then attends to the whole window as
+    // the training graph does at --length T, not to the last block_size tokens
+    generator_init_window(&g, m, w, T > m->Tmax ? T : m->Tmax);
     double sum = 0;
     size_t n = 0;
     for (size_t i = 0; i < windows; i++) {

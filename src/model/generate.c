@@ -88,12 +88,17 @@ static size_t packed_elem(GenWeights w) {
 void generator_init(Generator *g, const Model *m) { generator_init_weights(g, m, GEN_WEIGHTS_FP32); }
 
 void generator_init_weights(Generator *g, const Model *m, GenWeights weights) {
+    generator_init_window(g, m, weights, m->Tmax);
+}
+
+void generator_init_window(Generator *g, const Model *m, GenWeights weights, size_t window) {
+    assert(window >= m->Tmax);
     memset(g, 0, sizeof *g);
     g->m = m;
     g->weights = weights;
     g->acfg = m->acfg;
     g->acfg.kv_bf16 = weights == GEN_WEIGHTS_INT8;  // see generate.h
-    g->window = m->Tmax;
+    g->window = window;
     g->state_floats = m->kind->state_floats(&g->acfg, g->window);
     size_t total;
     if (!size_mul(m->L, g->state_floats, &total)) {

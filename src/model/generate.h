@@ -103,6 +103,11 @@ typedef struct {
 // generator_init holds the weights in fp32.
 void generator_init(Generator *g, const Model *m);
 void generator_init_weights(Generator *g, const Model *m, GenWeights w);
+// The same with a KV cache of `window` tokens (>= block_size) instead of
+// block_size: softmax then attends to the last `window` tokens, as the
+// training graph does over a whole window of that length (eval --weights past
+// block_size with pos = none). Fast-weight kinds ignore it.
+void generator_init_window(Generator *g, const Model *m, GenWeights w, size_t window);
 void generator_free(Generator *g);
 // Re-reads the model's weights into the generator's packed copies.
 void generator_refresh(Generator *g);

@@ -29,6 +29,7 @@
 #include "util/atomic_file.h"
 #include "util/dirs.h"
 #include "util/err.h"
+#include "util/mem_limit.h"
 #include "util/pause.h"
 #include "util/pool.h"
 
@@ -83,13 +84,13 @@ static int report_nonfinite(const Graph *g, const Model *m, long step, double lo
 
 static int check_memory(const Config *c, size_t V) {
     size_t need = model_estimate_bytes(c, V, (size_t)c->batch_size, (size_t)c->block_size);
-    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-    double have = pages > 0 && psize > 0 ? (double)pages * (double)psize : 0;
+    char from[1400];
+    double have = memory_limit_bytes(from, sizeof from);  // a cgroup's limit, when lower than the RAM
     if (need == 0 || (have > 0 && (double)need > 0.9 * have))
         return err_set(ERR_USAGE,
-                       "this model and batch need about %.1f GiB of memory, the machine has %.1f GiB; "
+                       "this model and batch need about %.1f GiB of memory, and %s allows %.1f GiB; "
                        "lower batch_size, block_size, d_model or layers",
-                       need ? (double)need / 1073741824.0 : INFINITY, have / 1073741824.0);
+                       need ? (double)need / 1073741824.0 : INFINITY, from, have / 1073741824.0);
     return 0;
 }
 
