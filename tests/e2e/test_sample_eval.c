@@ -375,10 +375,6 @@ static void test_eval_generation_path(void) {
         double f = eval_loss(runs[r], "fp32"), b = eval_loss(runs[r], "bf16");
         CHECK(isfinite(graph) && fabs(f - graph) <= 1e-4 + 1e-6);
         CHECK(fabs(b - f) <= 0.01 * f);
-        if (!matvec_i8_cpu_missing()) {
-            double i = eval_loss(runs[r], "int8");
-            CHECK(fabs(i - f) <= 0.01 * f);
-        }
         char *after = read_all(sum_path, NULL);
         CHECK(before && after && !strcmp(before, after));
         free(before), free(after);
@@ -389,6 +385,20 @@ static void test_eval_generation_path(void) {
     char *no[] = {"eval", "--run", run_sm, "--weights", "int8", NULL};
     CHECK(run_split(no, NULL) == 2 && strstr(e2e_out, "AVX-512 VNNI"));
     unsetenv("LMTRAIN_CPU_NO_VNNI");
+}
+
+// --weights int8 within 1 % of fp32, where the CPU has AVX-512 VNNI: a case of
+// its own, so a CPU without it shows the skip by name in the summary
+static void test_eval_int8_weights(void) {
+    if (matvec_i8_cpu_missing()) {
+        SKIP("avx512_vnni", "%s", matvec_i8_cpu_missing());
+        return;
+    }
+    const char *runs[] = {run_sm, run_lin, run_dec};
+    for (int r = 0; r < 3; r++) {
+        double f = eval_loss(runs[r], "fp32"), i = eval_loss(runs[r], "int8");
+        CHECK(isfinite(f) && fabs(i - f) <= 0.01 * f);
+    }
 }
 
 // --length: windows longer than block_size for pos = none, refused with the
@@ -561,6 +571,7 @@ int main(void) {
     TEST(test_sample_bf16_int8_weights);
     TEST(test_sample_int8_refused_without_vnni);
     TEST(test_eval_generation_path);
+    TEST(test_eval_int8_weights);
     TEST(test_generation_memory_is_flat);
     TEST(test_eval_whole_split);
     TEST(test_eval_length);

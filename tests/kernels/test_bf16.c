@@ -62,8 +62,9 @@ static void rounding_error_bound(void) {
 // scalar function's bits for 2^24 patterns spread over all 2^32 (every
 // exponent, both signs, NaNs, denormals) and for every tail length.
 // (All 2^32 were compared once, in 7 CPU-seconds: no difference.)
+// Without AVX-512 BF16 the bulk call takes the scalar path: still compared,
+// so a fallback that skipped the tail or a block would fail here on any CPU.
 static void bulk_matches_scalar(void) {
-    if (bf16_cpu_missing()) SKIP("avx512_bf16", "%s: only the scalar conversion runs here", bf16_cpu_missing());
     enum { N = 4096 };
     float src[N];
     uint16_t got[N];
@@ -83,12 +84,84 @@ static void hook_refuses(void) {
     const char *why = bf16_cpu_missing();
     CHECK(why != NULL && strstr(why, "AVX-512 BF16") != NULL);
     unsetenv("LMTRAIN_CPU_NO_BF16");
+}
+
+// 1 if every flag is in /proc/cpuinfo's first "flags" line, 0 if one is not,
+// -1 if there is no such line to read.
+static int cpuinfo_has(const char *const *flags, int n) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return -1;
+    static char line[8192];
+    int found = -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "flags", 5)) {
+            found = 1;
+            for (int i = 0; i < n; i++) {
+                char word[64];
+                snprintf(word, sizeof word, " %s ", flags[i]);
+                line[strcspn(line, "\n")] = ' ';
+                if (!strstr(line, word)) found = 0;
+            }
+            break;
+        }
+    fclose(f);
+    return found;
+}
+
+// Without the hook, the answer is the CPU's: the kernels run exactly where the
+// kernel reports every extension they use (the OS saving the AVX-512 registers
+// is implied by the kernel listing the flags at all).
+static void answer_matches_cpuinfo(void) {
 #if defined(BF16_HAVE_KERNELS)
-    // without the hook, the answer is the CPU's (compare with /proc/cpuinfo by hand:
-    // the e2e test uses this same function, so only the hook is asserted here)
+    const char *const need[] = {"avx512f", "avx512bw", "avx512vl", "avx512_bf16"};
+    int has = cpuinfo_has(need, 4);
+    if (has < 0) {
+        SKIP("proc-cpuinfo", "no flags line in /proc/cpuinfo to compare with");
+        return;
+    }
     const char *real = bf16_cpu_missing();
-    CHECK(real == NULL || strstr(real, "avx512_bf16") != NULL);
+    CHECK((real == NULL) == (has == 1));
+    if ((real == NULL) != (has == 1)) fprintf(stderr, "  cpuinfo says %d, bf16_cpu_missing says %s\n", has, real ? real : "NULL");
+#else
+    CHECK(bf16_cpu_missing() != NULL);  // no kernels built: refused everywhere
 #endif
+}
+
+// The nearest bf16 by arithmetic in double, ties to the even significand: an
+// independent reference for bf16_from_float (no bit tricks, no AVX-512 BF16).
+// Finite normal x only.
+static uint16_t bf16_reference(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    uint32_t lo_bits = u & 0xFFFF0000u, hi_bits = lo_bits + 0x10000u;  // truncation, then one ulp away
+    float lo = from_bits(lo_bits), hi = from_bits(hi_bits);               // hi may be infinity
+    double dl = fabs((double)x - (double)lo), dh = isinf(hi) ? INFINITY : fabs((double)hi - (double)x);
+    if (isinf(hi)) {  // past the largest bf16: the halfway point to the next binade decides
+        double top = (double)from_bits(0x7F7F0000u), step = (double)from_bits(0x7F7F0000u) - (double)from_bits(0x7F7E0000u);
+        dh = fabs(top + step - fabs((double)x));
+    }
+    if (dl < dh) return (uint16_t)(lo_bits >> 16);
+    if (dh < dl) return (uint16_t)(hi_bits >> 16);
+    return (lo_bits >> 16) % 2 == 0 ? (uint16_t)(lo_bits >> 16) : (uint16_t)(hi_bits >> 16);
+}
+
+// bf16_from_float against that reference on 2^24 normal patterns spread over
+// every exponent and both signs, halfway cases made on purpose among them: on
+// every CPU, since the scalar rounding is what packing and the fallbacks use.
+static void rounding_against_reference(void) {
+    long bad = 0, ties = 0;
+    uint32_t u = 0x00800000u;
+    for (long i = 0; i < (1L << 24); i++, u += 251u) {
+        uint32_t b = u;
+        if (i % 4 == 0) b = (b & 0xFFFF0000u) | 0x8000u;  // exactly halfway between two bf16
+        if ((b & 0x7F800000u) == 0 || (b & 0x7F800000u) == 0x7F800000u) continue;  // normals only
+        ties += (b & 0xFFFFu) == 0x8000u;
+        float x = from_bits(b);
+        if (bf16_from_float(x) != bf16_reference(x) && bad++ < 3)
+            fprintf(stderr, "  %08x: got %04x, want %04x\n", b, bf16_from_float(x), bf16_reference(x));
+    }
+    CHECK(bad == 0);
+    CHECK(ties > 1000000);
 }
 
 int main(void) {
@@ -96,5 +169,7 @@ int main(void) {
     TEST(rounding_error_bound);
     TEST(bulk_matches_scalar);
     TEST(hook_refuses);
+    TEST(answer_matches_cpuinfo);
+    TEST(rounding_against_reference);
     return test_summary();
 }

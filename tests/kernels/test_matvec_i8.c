@@ -314,6 +314,34 @@ static void test_nonfinite_row(void) {
     free(p), free(s);
 }
 
+// The tie rule, told apart from the other one: with the row's (and the
+// input's) largest |value| 127 the scale is exactly 1, so 2.5, -2.5, 0.5, 3.5,
+// -1.5 are exact ties; to even they give 2, -2, 0, 4, -2, where half away from
+// zero would give 3, -3, 1, 4, -2. Exact comparisons (a tolerance of 0.5 passes
+// both rules), in the packed weights and in the quantised input, from each kernel.
+static void test_ties_to_even(void) {
+    enum { K = 8 };
+    const float v[K] = {127, 2.5f, -2.5f, 0.5f, 3.5f, -1.5f, -0.5f, 1.25f};
+    const int even[K] = {127, 2, -2, 0, 4, -2, 0, 1};
+    unsigned char *p = pack(v, 1, K);
+    Unpacked u;
+    CHECK(unpack(&u, p, K, 1));
+    for (size_t k = 0; k < K; k++) CHECK(u.q[k] == even[k]);
+    CHECK(u.s[0] == 1.0f);
+    unpacked_free(&u);
+    free(p);
+    size_t len = matvec_i8_scratch_bytes(K);
+    uint8_t *x = alloc64(len);
+    for (int plain = 0; plain < 2; plain++) {
+        if (!plain && matvec_i8_cpu_missing()) continue;  // plain C below still checks the rule
+        matvec_i8_force_plain(plain);
+        CHECK(matvec_i8_quantize_input(x, v, MATVEC_IN_PLAIN, K) == 1.0f);
+        for (size_t k = 0; k < K; k++) CHECK((int)x[k] - 128 == even[k]);
+    }
+    matvec_i8_force_plain(0);
+    free(x);
+}
+
 int main(void) {
     TEST(test_pack_quantises_each_row);
     TEST(test_quantize_input);
@@ -321,5 +349,6 @@ int main(void) {
     TEST(test_exact_against_integer_loops);
     TEST(test_close_to_fp32);
     TEST(test_nonfinite_row);
+    TEST(test_ties_to_even);
     return test_summary();
 }
