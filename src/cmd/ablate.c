@@ -25,6 +25,7 @@
 #include "experiment/results.h"
 #include "train/checkpoint.h"
 #include "train/run_folder.h"
+#include "train/data_check.h"
 #include "train/train.h"
 #include "util/dirs.h"
 #include "util/err.h"
@@ -285,6 +286,9 @@ static int check_folders(const Args *a, const Plan *p, RunState *state, int *to_
             if (!same_run(&stored, &planned, diff, sizeof diff))
                 return err_set(ERR_USAGE, "%s holds a run of another configuration (%s differ); choose another --out",
                                dir, diff);
+            if ((rc = checkpoint_data_check(path, &planned)))  // the rest would train on other data
+                return err_wrap(rc, "ablate: the runs kept in %s would not be comparable with the ones still to "
+                                    "train: ", a->out);
         }
         if ((state[k] == RUN_EMPTY || state[k] == RUN_INTERRUPTED) && !a->resume) {
             fprintf(stderr, "lmtrain: %s was interrupted (%s). Continue the ablation with:\n  ", dir,
