@@ -286,6 +286,12 @@ void bench_config(Config *c, const char *kind, int layers, int heads, int d_mode
     c->pos = pos;
     if (g_chunk > 0) c->chunk = g_chunk;
     for (int i = 0; i < g_nsets; i++) config_set(c, g_sets[i]);  // checked by bench_add_set
+    // a key the kind does not read changes nothing for it (the --set help): key_norm = l2
+    // and decay = data are the kind's own again where it has neither, not a model that
+    // config validation refuses (and decay = data one that builds gate rows softmax never reads)
+    const AttnKind *k = attn_kind_find(c->kind);
+    if (k && !k->uses_key_norm) c->key_norm = attn_default_key_norm(k, c->normalize);
+    if (k && !k->data_decay && c->decay == DECAY_DATA) c->decay = DECAY_LEARNED, c->decay_learnable = 1;
 }
 
 void bench_random_tokens(int *tok, size_t n, size_t V, unsigned long long seed) {

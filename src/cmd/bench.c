@@ -34,7 +34,6 @@
 // that other processes keep busy all along, so every part also reports CPU
 // time (which time slices taken by others do not inflate) and cpu% = CPU time /
 // (wall x threads), which shows how much of the machine a figure really had.
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,10 +140,7 @@ static int item_seq(void *ctx, const char *opt, const char *s, size_t len) {
 // Every model the chosen parts build, checked as `train` checks a config, so a
 // --set that breaks a rule across keys (heads must divide d_model) is refused
 // here, not met by a measuring child that aborts into an empty "failed" row.
-// The [attention] keys are the kind's own for the check: a key a kind does not
-// read changes nothing for it (--set attention.key_norm=l2 times softmax as it is).
 static int check_models(const BenchOpts *o, int parts, const char *const *sets, int n_sets) {
-    size_t at = offsetof(Config, kind), end = offsetof(Config, steps);
     for (int k = 0; k < o->n_kinds; k++)
         for (int i = 0; i < BENCH_N_SIZES; i++) {
             // train and profile build the sizes asked for; length and generate
@@ -153,16 +149,9 @@ static int check_models(const BenchOpts *o, int parts, const char *const *sets, 
                        (parts & (PART_LENGTH | PART_GENERATE) && i == 0);
             if (!used) continue;
             const BenchSize *s = &BENCH_SIZES[i];
-            Config c, own;
+            Config c;
             bench_config(&c, o->kinds[k], s->layers, s->heads, s->d_model, s->block_size, s->batch_size,
                          POS_LEARNED);
-            char kind_key[64];
-            snprintf(kind_key, sizeof kind_key, "attention.kind=%s", o->kinds[k]);
-            config_defaults(&own);
-            config_set(&own, kind_key);
-            memcpy((char *)&c + at, (char *)&own + at, end - at);
-            c.key_norm_given = own.key_norm_given;
-            c.feature_map_given = own.feature_map_given;
             snprintf(c.path, sizeof c.path, "bench");  // bench feeds random tokens, reads no corpus
             int rc = config_validate_sets(&c, "bench", sets, n_sets);
             if (rc) return err_wrap(rc, "bench: the %s model of size %s: ", o->kinds[k], s->name);

@@ -366,7 +366,7 @@ static void test_train_rounds(void) {
 static void test_usage_errors(void) {
     char out[512];
     tpath(out, sizeof out, "bench_bad");
-    char *bad[][10] = {
+    char *bad[][12] = {
         {"bench", "--out", out, "--part", "nope", NULL},
         {"bench", "--out", out, "--kinds", "softmax,bogus", NULL},
         {"bench", "--out", out, "--seq", "0", NULL},
@@ -381,7 +381,9 @@ static void test_usage_errors(void) {
         // divide d_model): refused up front, not a child that aborts into a "failed" row
         {"bench", "--out", out, "--set", "model.heads=3", "--part", "train", "--quick", NULL},
         {"bench", "--out", out, "--set", "model.heads=5", "--part", "length", "--quick", NULL},
-        {"bench", "--out", out, "--set", "attention.decay=data", "--kinds", "softmax", NULL},
+        // a key the kind reads, with a value it refuses: linear reads normalize with identity φ
+        {"bench", "--out", out, "--set", "attention.feature_map=identity", "--kinds", "linear", "--part", "train",
+         "--quick", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = run_lmtrain(bad[i]);

@@ -173,8 +173,46 @@ static void test_bf16_gelu_input_is_gelu_then_product(void) {
     matvec_bf16_force_plain(0);
 }
 
+// The bf16 packed copy read back by matvec.h's documented layout, with the
+// slow rounding above: panels of MATVEC_PANEL outputs, width = outputs rounded
+// up to 16; per pair p of k, per output j, bf16(W[j][2p]) then bf16(W[j][2p+1])
+// (the low half of the word first); zero past K and past the panel's outputs.
+// Plain code on every CPU: a layout both kernels misread alike (pairs swapped,
+// panels transposed) fails here even where only the plain kernel runs.
+static void test_bf16_packed_layout(void) {
+    for (size_t si = 0; si < N_SHAPES; si++) {
+        size_t K = SHAPES[si][0], OC = SHAPES[si][1], kp = (K + 1) / 2;
+        Rng rng;
+        rng_seed(&rng, 400 + si);
+        float *w = xmalloc(OC * K * sizeof(float));
+        fill_uniform(&rng, w, OC * K, -3, 3);
+        size_t total = matvec_bf16_packed_size(K, OC);
+        uint16_t *p = aligned_alloc(64, (total * 2 + 63) / 64 * 64 + 64);
+        memset(p, 0xA5, total * 2);  // every value must be written
+        matvec_bf16_pack(p, w, OC, K);
+        size_t at = 0, bad = 0;
+        for (size_t r0 = 0; r0 < OC; r0 += MATVEC_PANEL) {
+            size_t n = OC - r0 < MATVEC_PANEL ? OC - r0 : MATVEC_PANEL, width = (n + 15) / 16 * 16;
+            for (size_t q = 0; q < kp; q++)
+                for (size_t j = 0; j < width; j++)
+                    for (size_t h = 0; h < 2; h++, at++) {
+                        size_t k = 2 * q + h;
+                        float want = j < n && k < K ? bf16_ref(w[(r0 + j) * K + k]) : 0.0f;
+                        uint32_t bits = (uint32_t)p[at] << 16;
+                        float got;
+                        memcpy(&got, &bits, 4);
+                        bad += got != want;
+                    }
+        }
+        CHECK(at == total && bad == 0);
+        if (bad) printf("  K %zu, OC %zu: %zu packed values out of place or misrounded\n", K, OC, bad);
+        free(w), free(p);
+    }
+}
+
 int main(void) {
     TEST(test_f32_matches_matmul_row);
+    TEST(test_bf16_packed_layout);
     TEST(test_bf16_against_reference);
     TEST(test_bf16_exact_and_ties);
     TEST(test_bf16_gelu_input_is_gelu_then_product);
