@@ -405,6 +405,15 @@ int ablation_load_baseline(Ablation *a, const char *dir, const char *baseline) {
     a->discovered = lstat(path, &st) != 0;
     int rc = a->discovered ? plan_discover(&p, dir) : plan_read(&p, dir);
     if (rc) return rc;
+    for (size_t i = 0; i < p.n && !rc; i++)  // ablate refuses such names; a folder found or a plan edited may have one
+        if (strpbrk(p.run[i].group, "|`"))
+            rc = err_set(ERR_RUNTIME, "%s/%s: a '|' or '`' in a run's folder would break the report's tables; "
+                                      "rename the folder%s", dir, p.run[i].rel,
+                         a->discovered ? "" : " and its line in ablation.tsv");
+    if (rc) {
+        plan_free(&p);
+        return rc;
+    }
     a->n_run = p.n;
     a->run = xcalloc(p.n + 1, sizeof *a->run);
     for (size_t i = 0; i < p.n && !rc; i++) {

@@ -216,6 +216,43 @@ static void test_nonfinite_eval_refused(void) {
     }
     write_text(p, orig);
     free(orig);
+    // the last val_loss of metrics.csv infinite
+    snprintf(p, sizeof p, "%s/l/seed6/metrics.csv", fin);
+    orig = read_all(p, NULL);
+    CHECK(orig != NULL);
+    if (!orig) return;
+    char *bad_metrics = malloc(strlen(orig) + 16), *last = NULL;
+    strcpy(bad_metrics, orig);
+    for (char *q = strstr(bad_metrics, "\n"); q && q[1]; q = strstr(q + 1, "\n")) last = q + 1;
+    int col = 0, cv = -1;  // val_loss's column, by header name
+    for (char *q = bad_metrics; *q != '\n'; q++)
+        if (q == bad_metrics || q[-1] == ',') cv = !strncmp(q, "val_loss,", 9) ? col : cv, col++;
+    char *cell = last;
+    for (int c = 0; c < cv && cell; c++) cell = strchr(cell, ',') + 1;
+    CHECK(cv >= 0 && cell && isfinite(strtod(cell, NULL)));
+    if (cv >= 0 && cell) {
+        char *end = strchr(cell, ',');
+        memmove(cell + 3, end, strlen(end) + 1);
+        memcpy(cell, "inf", 3);
+        write_text(p, bad_metrics);
+        char *argv[] = {"report", fin, NULL};
+        refused(argv, 1, "metrics.csv: the last val_loss is inf, which is not a loss", fin);
+    }
+    write_text(p, orig);
+    free(bad_metrics);
+    free(orig);
+}
+
+// A '|' in a folder found without a plan (or in an edited plan) would shift
+// the report's columns: refused by name.
+static void test_pipe_in_found_folder(void) {
+    char out[512], cmd[3000];
+    tpath(out, sizeof out, "found");
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp -r '%s/s' '%s/s' && cp -r '%s/l' '%s/l|2'", out, fin, out, fin, out);
+    CHECK(system(cmd) == 0);
+    char *argv[] = {"report", out, NULL};
+    refused(argv, 1, "a '|' or '`' in a run's folder would break the report's tables", out);
+    CHECK(strstr(e2e_out, "l|2/seed5") != NULL);
 }
 
 // Defect 14: an ablation.tsv that is a FIFO is an error, not "no plan".
@@ -332,6 +369,7 @@ int main(void) {
     TEST(test_plan_and_report_while_ablate_runs);
     TEST(test_nonfinite_eval_refused);
     TEST(test_plan_file_fifo);
+    TEST(test_pipe_in_found_folder);
     TEST(test_stale_temps_removed);
     TEST(test_sigint_while_writing_report);
     TEST(test_header_names_what_differs);
