@@ -17,99 +17,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/ablate.h"
 #include "cmd/args.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
 #include "experiment/plan.h"
+#include "experiment/plan_check.h"
+#include "experiment/report_pairs.h"
 #include "experiment/report.h"
 #include "experiment/results.h"
 #include "train/checkpoint.h"
 #include "train/run_folder.h"
 #include "train/data_check.h"
 #include "train/train.h"
+#include "util/atomic_file.h"
+#include "util/dir_lock.h"
 #include "util/dirs.h"
 #include "util/err.h"
-
-#define ABLATE_MAX 16
-
-// --sweep section.key=v1,v2,...: every config is trained again at each value.
-typedef struct {
-    char key[128];
-    char values[32][64];
-    int n;
-} Sweep;
-
-typedef struct {
-    const char *files[ABLATE_MAX];
-    int n_files;
-    const char *sets[256];
-    int n_sets;
-    const char *out;
-    Sweep sweep;
-    long seeds;  // 0: the configs' [run] seeds
-    int resume, plan;
-    long jobs;   // --plan: runs meant to run at once (divides the cores); 0: one per core
-    int argc;
-    char **argv;
-} Args;
-
-static int parse_sweep(Sweep *sw, const char *arg) {
-    const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof sw->key)
-        return err_set(ERR_USAGE, "--sweep %s: expected section.key=v1,v2,...", arg);
-    memcpy(sw->key, arg, (size_t)(eq - arg));
-    sw->key[eq - arg] = 0;
-    const char *p = eq + 1;
-    while (*p) {
-        const char *c = strchr(p, ',');
-        size_t len = c ? (size_t)(c - p) : strlen(p);
-        if (len == 0 || len >= sizeof sw->values[0] || sw->n == 32 || memchr(p, '/', len))
-            return err_set(ERR_USAGE, "--sweep %s: expected 1 to 32 non-empty values without '/'", arg);
-        memcpy(sw->values[sw->n], p, len);
-        sw->values[sw->n][len] = 0;
-        sw->n++;
-        p = c ? c + 1 : p + len;
-    }
-    if (sw->n == 0) return err_set(ERR_USAGE, "--sweep %s: no values", arg);
-    return 0;
-}
-
-static int parse_args(Args *a, int argc, char **argv) {
-    memset(a, 0, sizeof *a);
-    a->out = "runs/ablation";
-    a->argc = argc;
-    a->argv = argv;
-    const char *sweep = NULL;
-    size_t seeds = 0, jobs = 0;
-    ArgList files = {a->files, ABLATE_MAX, 0}, sets = {a->sets, 256, 0};
-    const ArgOpt opts[] = {
-        {"--seeds", ARG_SIZE, &seeds, "N", .help = "train every config with N seeds (paired across configs)",
-         .lo = 1, .hi = 1000, .shown_default = "1: the configs' [run] seed"},
-        {"--set", ARG_REPEAT, &sets, "section.key=value", .help = "override a config key in every config"},
-        {"--out", ARG_STRING, &a->out, "DIR", .help = "the comparison folder (a run per config and seed inside)"},
-        {"--sweep", ARG_STRING, &sweep, "section.key=v1,v2,...", .help = "train every config again at each value"},
-        {"--resume", ARG_FLAG, &a->resume, NULL, .help = "continue an interrupted ablation in DIR"},
-        {"--plan", ARG_FLAG, &a->plan, NULL, .help = "print one command per run (for xargs, parallel, Slurm); train nothing"},
-        {"--jobs", ARG_SIZE, &jobs, "J", .help = "with --plan: runs meant to run at once (they share the cores)",
-         .lo = 1, .hi = 1000, .shown_default = "one per core"},
-    };
-    const ArgSpec spec = {"ablate", "CONFIG CONFIG... [options]",
-                          "Train each config with the same seeds and batch order, then compare them:\n"
-                          "DIR/report.md (tables with paired differences), curves.svg and curves_zoom.svg.",
-                          ARGS_TABLE(opts), .positional = &files,
-                          .positional_help = "CONFIG  a config file, or a name in configs/ (two or more)"};
-    int rc = args_parse(&spec, argc, argv);
-    if (rc) return rc;
-    a->n_files = files.n;
-    a->n_sets = sets.n;
-    a->seeds = (long)seeds;
-    a->jobs = (long)jobs;
-    if (sweep && (rc = parse_sweep(&a->sweep, sweep))) return rc;
-    if (a->n_files < 2) return err_set(ERR_USAGE, "ablate needs at least two config files");
-    if (a->jobs && !a->plan) return err_set(ERR_USAGE, "ablate: --jobs goes with --plan");
-    if (a->plan && a->resume) return err_set(ERR_USAGE, "ablate: --plan and --resume do not go together");
-    return 0;
-}
 
 // ============================================================================
 // The plan and each run's configuration
@@ -132,6 +56,27 @@ static int run_config(const Args *a, const PlanRun *r, Config *c) {
     return 0;
 }
 
+// Two sweep values that give one configuration (2e-3 and 0.002) would train
+// the same runs twice under two names: refused, naming them.
+static int check_sweep_cells(const Args *a, const Plan *p) {
+    for (size_t i = 0; i < p->n; i++) {
+        const PlanRun *x = &p->run[i];
+        if (!*x->sweep_key || x->seed != p->run[0].seed) continue;
+        for (size_t j = 0; j < i; j++) {
+            const PlanRun *y = &p->run[j];
+            if (!*y->sweep_key || y->config != x->config || y->seed != x->seed) continue;
+            Config cx, cy;
+            int rc = run_config(a, x, &cx);
+            if (!rc) rc = run_config(a, y, &cy);
+            if (rc) return rc;
+            if (config_diff(&cx, &cy, NULL, 0, 0) == 0)
+                return err_set(ERR_USAGE, "--sweep %s: the values %s and %s give the same configuration; give "
+                                          "each value once", x->sweep_key, y->sweep_value, x->sweep_value);
+        }
+    }
+    return 0;
+}
+
 // Every config × seed, seed by seed (so an interrupted ablation has whole
 // pairs), then the sweep cells the same way. Validates every run's config
 // before anything is trained, so a bad value fails now and not in an hour.
@@ -144,6 +89,17 @@ static int build_plan(const Args *a, Plan *p) {
             if (!strcmp(base[i].name, base[j].name))
                 rc = err_set(ERR_USAGE, "ablate: %s and %s have the same [run] name '%s'", a->files[j], a->files[i],
                              base[i].name);
+    for (int i = 0; i < a->n_files && !rc; i++) {
+        const char *why = plan_name_problem(base[i].name);
+        if (why)
+            rc = err_set(ERR_USAGE, "ablate: %s: the [run] name '%s' %s; it names the run's folder and table row, "
+                                    "so give the config another [run] name", a->files[i], base[i].name, why);
+    }
+    for (int i = 1; i < a->n_files && !rc; i++)
+        if (base[i].seed != base[0].seed)
+            rc = err_set(ERR_USAGE, "ablate: %s and %s have different [run] seed (%llu, %llu): the kinds are compared "
+                                    "seed by seed, so every config needs the same seed; set it in both or give "
+                                    "--set run.seed=N", a->files[0], a->files[i], base[0].seed, base[i].seed);
     if (rc) return rc;
     long seeds = a->seeds;
     for (int i = 0; i < a->n_files && !seeds; i++)
@@ -158,7 +114,7 @@ static int build_plan(const Args *a, Plan *p) {
                          v < 0 ? "" : a->sweep.values[v], i);
     Config c;
     for (size_t k = 0; k < p->n && !rc; k++) rc = run_config(a, &p->run[k], &c);
-    return rc;
+    return rc ? rc : check_sweep_cells(a, p);
 }
 
 // The settings that decide a run's result agree (name, folder, threads and
@@ -251,8 +207,12 @@ static int print_plan(const Args *a, const Plan *p) {
         putchar('\n');
     }
     fprintf(stderr, "lmtrain: %zu runs, %ld thread%s each (%ld at once fill %ld cores); run the lines in any "
-                    "order, then: lmtrain report %s\n",
-            p->n, threads, threads == 1 ? "" : "s", jobs, cores, a->out);
+                    "order, then: ",
+            p->n, threads, threads == 1 ? "" : "s", jobs, cores);
+    put_word(stderr, self);
+    fputs(" report ", stderr);
+    put_word(stderr, a->out);
+    fputc('\n', stderr);
     return fflush(stdout) ? err_set(ERR_RUNTIME, "ablate --plan: cannot write the plan") : 0;
 }
 
@@ -261,15 +221,23 @@ static int print_plan(const Args *a, const Plan *p) {
 // ============================================================================
 
 // Refuses (before any file is written) folders that hold something else, and
-// unfinished runs without --resume. Fills state[].
-static int check_folders(const Args *a, const Plan *p, RunState *state, int *to_do) {
+// unfinished runs without --resume (when training here: `train`). Fills state[].
+static int check_folders(const Args *a, const Plan *p, RunState *state, int *to_do, int train) {
     *to_do = 0;
     // Another ablation (or one of its runs, e.g. a --plan line) writing here is refused first, naming its pid.
     long holder = dir_lock_holder(a->out);
-    if (holder) return dir_lock_busy(a->out, "ablate into", holder);
+    if (holder) return dir_lock_busy(a->out, a->plan ? "plan an ablation in" : "ablate into", holder);
+    char path[4800];
+    static const char *const run_files[] = {"checkpoint.bin", "metrics.csv", "config.ini", "summary.txt", NULL};
+    for (const char *const *f = run_files; *f; f++) {  // (curves.svg is the ablation's too)
+        snprintf(path, sizeof path, "%s/%s", a->out, *f);
+        if (access(path, F_OK) == 0)
+            return err_set(ERR_USAGE, "%s holds a single run (%s is there), not an ablation; choose another --out",
+                           a->out, *f);
+    }
     for (size_t k = 0; k < p->n; k++) {
         const PlanRun *r = &p->run[k];
-        char dir[4700], path[4800], diff[1024];
+        char dir[4700], diff[1024];
         snprintf(path, sizeof path, "%s/%s/config.ini", a->out, r->group);
         if (access(path, F_OK) == 0)
             return err_set(ERR_USAGE, "%s/%s holds a single run (the layout before --seeds); choose another --out",
@@ -290,7 +258,7 @@ static int check_folders(const Args *a, const Plan *p, RunState *state, int *to_
                 return err_wrap(rc, "ablate: the runs kept in %s would not be comparable with the ones still to "
                                     "train: ", a->out);
         }
-        if ((state[k] == RUN_EMPTY || state[k] == RUN_INTERRUPTED) && !a->resume) {
+        if (train && (state[k] == RUN_EMPTY || state[k] == RUN_INTERRUPTED) && !a->resume) {
             fprintf(stderr, "lmtrain: %s was interrupted (%s). Continue the ablation with:\n  ", dir,
                     run_state_name(state[k]));
             put_continue_command(stderr, a);
@@ -299,6 +267,27 @@ static int check_folders(const Args *a, const Plan *p, RunState *state, int *to_
         *to_do += state[k] != RUN_FINISHED;
     }
     return 0;
+}
+
+// The plan recorded in the folder against this one: another plan is refused
+// (its runs and report are kept); the recorded plan is kept when this one
+// names only runs it has (fewer configs or seeds: the report still covers
+// them all, and says so); *write tells whether ablation.tsv is to be written.
+static int check_recorded_plan(const Args *a, const Plan *p, int *write) {
+    Plan recorded;
+    PlanRelation rel;
+    char why[1200];
+    int rc = plan_relation(p, a->out, &rel, &recorded, why, sizeof why);
+    if (rc) return rc;
+    *write = rel == PLAN_NEW || rel == PLAN_EXTENDS;
+    if (rel == PLAN_OTHER)
+        rc = err_set(ERR_USAGE, "%s holds another ablation (its ablation.tsv: %s); its runs and report are kept: "
+                                "choose another --out, or give the same configs, seeds and sweep", a->out, why);
+    else if (rel == PLAN_PART)
+        fprintf(stderr, "lmtrain: %s/ablation.tsv plans %zu runs; these arguments name %zu of them. The others are "
+                        "kept, and the report covers all %zu.\n", a->out, recorded.n, p->n, recorded.n);
+    plan_free(&recorded);
+    return rc;
 }
 
 // The message after SIGINT/SIGTERM: where it stopped and the exact command that continues.
@@ -340,37 +329,73 @@ static int do_run(const Args *a, const Plan *p, size_t k, RunState state) {
     return rc;
 }
 
+// Under the folder's lock: temporary files left by writers that were killed
+// (report.md.tmp-*, ablation.tsv.tmp-*, RUN/eval/summary.txt.tmp-*) go.
+static void remove_stale_temps(const char *out, const Plan *p) {
+    char dir[4800];
+    int n = atomic_remove_stale(out);
+    for (size_t k = 0; k < p->n; k++) {
+        snprintf(dir, sizeof dir, "%s/%s", out, p->run[k].rel);
+        n += atomic_remove_stale(dir);
+        snprintf(dir, sizeof dir, "%s/%s/eval", out, p->run[k].rel);
+        n += atomic_remove_stale(dir);
+    }
+    if (n) fprintf(stderr, "lmtrain: removed %d temporary file%s left by a writer that was killed\n", n, n == 1 ? "" : "s");
+}
+
+// --plan: the checks ablate makes before training, the plan recorded under
+// the folder's lock, then the lines.
+static int plan_only(const Args *a, const Plan *p) {
+    RunState *state = xcalloc(p->n + 1, sizeof *state);
+    int to_do = 0, write = 0;
+    int rc = check_folders(a, p, state, &to_do, 0);
+    free(state);
+    if (!rc) rc = check_recorded_plan(a, p, &write);
+    DirLock lock = {.fd = -1};
+    if (!rc) rc = make_dirs(a->out);
+    if (!rc) rc = dir_lock_take(&lock, a->out, "plan an ablation in");
+    if (!rc && write) rc = plan_write(p, a->out);
+    dir_lock_release(&lock);
+    return rc ? rc : print_plan(a, p);
+}
+
 int cmd_ablate(int argc, char **argv) {
     Args a;
-    int rc = parse_args(&a, argc, argv);
+    int rc = ablate_parse_args(&a, argc, argv);
     if (rc) return args_status(rc);
     Plan p = {0};
     if ((rc = build_plan(&a, &p))) goto out;
     if (a.plan) {
-        if (!(rc = make_dirs(a.out)) && !(rc = plan_write(&p, a.out))) rc = print_plan(&a, &p);
+        rc = plan_only(&a, &p);
         goto out;
     }
-    RunState *state = xcalloc(p.n, sizeof *state);
-    int to_do = 0;
-    rc = check_folders(&a, &p, state, &to_do);  // refusals come before anything is written
-    DirLock lock = {.fd = -1};                   // one ablation per folder: it writes the plan and the report
+    RunState *state = xcalloc(p.n + 1, sizeof *state);
+    int to_do = 0, write = 0;
+    rc = check_folders(&a, &p, state, &to_do, 1);  // refusals come before anything is written
+    if (!rc) rc = check_recorded_plan(&a, &p, &write);
+    DirLock lock = {.fd = -1};                      // one ablation per folder: it writes the plan and the report
     if (!rc) rc = make_dirs(a.out);
     if (!rc) rc = dir_lock_take(&lock, a.out, "ablate into");
-    if (!rc) rc = plan_write(&p, a.out);
+    if (!rc) remove_stale_temps(a.out, &p);
+    if (!rc && write) rc = plan_write(&p, a.out);
     if (!rc && to_do == 0) printf("all %zu runs in %s are finished: rebuilding the report without training\n", p.n, a.out);
     train_signals_install();
     for (size_t k = 0; k < p.n && !rc; k++) rc = do_run(&a, &p, k, state[k]);
     free(state);
-    if (!rc) {
-        Ablation res;
-        if (!(rc = ablation_load(&res, a.out))) {
-            rc = report_write(&res, a.out);
-            ablation_free(&res);
-        }
+    Ablation res;
+    int loaded = 0;
+    if (!rc && !(rc = ablation_load(&res, a.out))) {
+        loaded = 1;
+        rc = report_write(&res, a.out);
     }
     dir_lock_release(&lock);
-    if (rc) goto out;
-    if (!rc) printf("comparison written to %s/report.md, report.html and curves*.svg\n", a.out);
+    if (!rc && train_stop_signal()) {  // the report was written whole (atomically), but the user asked to stop
+        rc = interrupted(&a, "while writing the report (it is complete)", train_stop_signal());
+    } else if (!rc) {
+        printf("comparison written to %s/report.md, report.html and curves*.svg\n", a.out);
+        report_verdicts(&res, stdout);
+    }
+    if (loaded) ablation_free(&res);
 out:
     plan_free(&p);
     return rc;

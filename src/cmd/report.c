@@ -9,6 +9,8 @@
 #include "cmd/commands.h"
 #include "experiment/report.h"
 #include "experiment/results.h"
+#include "util/atomic_file.h"
+#include "util/dir_lock.h"
 #include "util/err.h"
 
 int cmd_report(int argc, char **argv) {
@@ -27,9 +29,19 @@ int cmd_report(int argc, char **argv) {
     if (rc) return args_status(rc);
     if (dir_list.n == 0) return err_set(ERR_USAGE, "report: missing DIR (see lmtrain report --help)");
     const char *dir = dirs[0];
+    // An ablate (or another report) writing in DIR is refused, naming it: its
+    // report would replace ours, or ours would list its runs half-done.
+    long holder = dir_lock_holder(dir);
+    if (holder) return dir_lock_busy(dir, "write the report in", holder);
     Ablation a;
     rc = ablation_load_baseline(&a, dir, baseline);
     if (rc) return rc;
+    DirLock lock = {.fd = -1};
+    if (a.n_finished && (rc = dir_lock_take(&lock, dir, "write the report in"))) {
+        ablation_free(&a);
+        return rc;
+    }
+    if (a.n_finished) atomic_remove_stale(dir);  // temporary files of a report writer that was killed
     for (size_t i = 0; i < a.n_run; i++)
         if (a.run[i].state != RUN_FINISHED)
             fprintf(stderr, "lmtrain: report: %s/%s: %s\n", dir, a.run[i].plan.rel, run_state_name(a.run[i].state));
@@ -41,6 +53,7 @@ int cmd_report(int argc, char **argv) {
     else if (!(rc = report_write(&a, dir)))
         printf("report written to %s/report.md, report.html and curves*.svg (%zu of %zu runs finished)\n", dir,
                a.n_finished, a.n_run);
+    dir_lock_release(&lock);
     ablation_free(&a);
     return rc;
 }

@@ -60,10 +60,27 @@ static int field(char **s, char *out, size_t cap) {
     return 0;
 }
 
+// rel stays inside the ablation folder: relative, no "." or ".." component
+// (a name such as "lin..v2" is fine).
+static int inside(const char *rel) {
+    if (rel[0] == '/') return 0;
+    for (const char *c = rel; *c;) {
+        size_t n = strcspn(c, "/");
+        if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.') || n == 0) return 0;
+        c += n;
+        if (*c == '/') c++;
+    }
+    return 1;
+}
+
 int plan_read(Plan *p, const char *dir) {
     memset(p, 0, sizeof *p);
     char path[4200], line[2048];
     snprintf(path, sizeof path, "%s/%s", dir, MANIFEST);
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return err_set(ERR_RUNTIME, "%s is %s, not the plan file lmtrain writes; move it away", path,
+                       file_kind(st.st_mode));
     FILE *f = fopen_regular(path);
     if (!f)
         return err_set(ERR_RUNTIME, "%s: no ablation here (%s is written by `lmtrain ablate` and `ablate --plan`)",
@@ -77,7 +94,7 @@ int plan_read(Plan *p, const char *dir) {
         char seed[32], *s = line, *end;
         if (field(&s, r.rel, sizeof r.rel) || field(&s, r.group, sizeof r.group) || field(&s, seed, sizeof seed) ||
             field(&s, r.sweep_key, sizeof r.sweep_key) || field(&s, r.sweep_value, sizeof r.sweep_value) ||
-            (r.seed = strtoull(seed, &end, 10), *end) || strstr(r.rel, "..") || r.rel[0] == '/') {
+            (r.seed = strtoull(seed, &end, 10), *end) || !inside(r.rel)) {
             fclose(f);
             plan_free(p);
             return err_set(ERR_RUNTIME, "%s:%d: malformed line (expected 5 tab-separated fields)", path, lineno);

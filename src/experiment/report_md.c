@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "experiment/report.h"
+#include "experiment/report_pairs.h"
 #include "train/summary.h"
 #include "util/format_bytes.h"
 
@@ -20,28 +21,6 @@ static void put_summary(FILE *f, Summary s, const char *fmt) {
         fprintf(f, fmt, s.sd);
     }
     fputs(" |", f);
-}
-
-// "+0.0123 [+0.0051, +0.0195]"
-static void put_diff(FILE *f, const PairedDiff *d, const char *fmt) {
-    if (d->n == 0 || isnan(d->mean)) {
-        fputs(" — |", f);
-        return;
-    }
-    fputc(' ', f);
-    fprintf(f, fmt, d->mean);
-    if (d->n > 1) {
-        fputs(" [", f);
-        fprintf(f, fmt, d->lo);
-        fputs(", ", f);
-        fprintf(f, fmt, d->hi);
-        fputs("]", f);
-    }
-    fputs(" |", f);
-}
-
-static const char *verdict(const PairedDiff *d) {
-    return d->n < 2 ? "one seed: not judged" : stats_resolved(d) ? "resolved" : "within noise";
 }
 
 static void seeds_line(FILE *f, const Ablation *a) {
@@ -74,64 +53,7 @@ static void main_table(FILE *f, const Ablation *a) {
     }
 }
 
-// The difference table and one sentence per comparison with the baseline.
-static void diff_section(FILE *f, const Ablation *a) {
-    if (a->n_main < 2) return;
-    const GroupStats *base = &a->group[0];
-    int rec = a->recall;
-    fprintf(f, "\n## Paired differences against %s (%.0f %% interval, Student t over the per-seed differences)\n\n",
-            base->label, 100 * a->level);
-    fprintf(f, "Each difference is this kind's figure minus %s's with the same seed, so the noise both runs of a "
-               "seed share cancels. A difference is *resolved* when its interval excludes 0.\n\n",
-            base->label);
-    fprintf(f, "| kind | pairs |%s Δ val loss, %s | Δ val loss, whole split | verdict (%s) |\n"
-               "|---|---:|%s---:|---:|---|\n",
-            rec ? " Δ val acc |" : "", rec ? "val set" : "eval batches", rec ? "val acc" : "whole split",
-            rec ? "---:|" : "");
-    for (size_t i = 1; i < a->n_main; i++) {
-        const GroupStats *g = &a->group[i];
-        const PairedDiff *key = rec ? &g->d_acc : &g->d_eval;
-        fprintf(f, "| %s | %d |", g->label, key->n);
-        if (rec) put_diff(f, &g->d_acc, "%+.3f");
-        put_diff(f, &g->d_val, "%+.4f");
-        put_diff(f, &g->d_eval, "%+.4f");
-        fprintf(f, " %s |\n", verdict(key));
-    }
-    fputc('\n', f);
-    for (size_t i = 1; i < a->n_main; i++) {
-        const GroupStats *g = &a->group[i];
-        const PairedDiff *d = rec ? &g->d_acc : &g->d_eval;
-        const char *what = rec ? "val accuracy" : "whole-split val loss";
-        const char *fmt = rec ? "%.3f" : "%.4f";
-        fprintf(f, "- **%s vs %s**: ", g->label, base->label);
-        if (d->n == 0 || isnan(d->mean)) {
-            fprintf(f, "no seed finished for both.\n");
-            continue;
-        }
-        fprintf(f, "%s %s by ", what, d->mean > 0 ? "higher" : "lower");
-        fprintf(f, fmt, fabs(d->mean));
-        if (d->n < 2) {
-            fprintf(f, " on one seed; one seed gives no interval, so this cannot be judged (use --seeds 3 or more).\n");
-            continue;
-        }
-        fputs(" (95 % interval ", f);
-        fprintf(f, fmt, d->lo);
-        fputs(" … ", f);
-        fprintf(f, fmt, d->hi);
-        fprintf(f, " over %d paired seeds): ", d->n);
-        if (stats_resolved(d)) {
-            int better = rec ? d->mean > 0 : d->mean < 0;
-            fprintf(f, "**resolved** — %s ends %s than %s.", g->label, better ? "better" : "worse", base->label);
-        } else {
-            fprintf(f, "**within noise** — the interval contains 0; %d seeds cannot tell them apart.", d->n);
-        }
-        if (!rec && g->d_val.n > 1 && stats_resolved(&g->d_val) != stats_resolved(d))
-            fprintf(f, " (The %s-batch figure, a noisier estimate, %s.)", "eval",
-                    stats_resolved(&g->d_val) ? "does resolve it" : "does not resolve it");
-        fputc('\n', f);
-    }
-}
-
+// One sentence on b − base: "- **b vs base**: ... **resolved** — ..." (md), or
 static void memory_table(FILE *f, const Ablation *a) {
     const size_t lens[] = REPORT_LENGTHS;
     fprintf(f, "\n## Inference memory per sequence, all layers\n\nThe KV cache for softmax (grows with the "
@@ -206,11 +128,16 @@ void report_markdown(const Ablation *a, FILE *f) {
     fprintf(f, "# Ablation: only the attention module changes\n\n");
     seeds_line(f, a);
     fprintf(f, "; runs with the same seed start from the same initial weights in every tensor they share and "
-               "train on the same batches in the same order, so the kinds are compared seed by seed. "
-               "%d steps of %d x %d tokens; the optimiser and schedule are the same for every run. "
-               "\"Eval batches\" is the validation loss training logs (the same few random validation batches "
-               "at every evaluation); \"whole split\" is `lmtrain eval`: every validation window once.\n",
-            a->steps, a->batch_size, a->block_size);
+               "train on the same batches in the same order, so the kinds are compared seed by seed. ");
+    if (!*a->differ)
+        fprintf(f, "%d steps of %d x %d tokens; the optimiser and schedule are the same for every run. ", a->steps,
+                a->batch_size, a->block_size);
+    else
+        fprintf(f, "**Warning: the runs differ in more than the attention module: %s differ between them**, so "
+                   "a difference below is not the attention module's alone (the first run: %d steps of %d x %d "
+                   "tokens). ", a->differ, a->steps, a->batch_size, a->block_size);
+    fprintf(f, "\"Eval batches\" is the validation loss training logs (the same few random validation batches "
+               "at every evaluation); \"whole split\" is `lmtrain eval`: every validation window once.\n");
     if (a->discovered && a->n_main)
         fprintf(f, "\nThis folder has no `ablation.tsv` (written by `lmtrain ablate`): the runs are the folders found "
                    "in it, in path order, and the baseline is the first, %s.\n", a->group[0].label);
@@ -220,7 +147,7 @@ void report_markdown(const Ablation *a, FILE *f) {
                    "the finished ones.\n", missing, a->n_run);
     fputc('\n', f);
     main_table(f, a);
-    diff_section(f, a);
+    report_pairs_md(a, f);
     memory_table(f, a);
     sweep_table(f, a);
     if (a->batches_paired)
@@ -228,8 +155,8 @@ void report_markdown(const Ablation *a, FILE *f) {
                    "fingerprints agree, seed by seed).\n");
     else
         fprintf(f, "\n**Warning: runs with the same seed did not see the same training batches** (their batch "
-                   "fingerprints differ: the configs differ in data, batch_size or block_size), so the "
-                   "comparison is not paired.\n");
+                   "fingerprints differ: the configs differ in %s), so the comparison is not paired.\n",
+                *a->differ ? a->differ : "their data");
     fprintf(f, "\nCurves: `curves.svg` (mean over seeds with a min–max band), `curves_zoom.svg` (the "
                "validation loss over the second half of training) and `curves_diff.svg` (each kind's validation "
                "loss minus %s's with the same seed, where the spread the seeds share cancels).\n",

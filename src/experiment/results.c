@@ -3,9 +3,11 @@
 #include "results.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "experiment/eval_summary.h"
 #include "model/model.h"
@@ -72,6 +74,10 @@ static int load_run(RunResult *r, const char *dir) {
         if (eval_summary_read(run_dir, &e) || e.step != st.step || e.batch_hash != st.batch_hash ||
             e.window != (size_t)r->cfg.block_size)
             r->state = RUN_TRAINED;
+        else if (!isfinite(e.loss) || e.loss < 0)  // a loss is finite and >= 0: anything else is no result
+            return err_set(ERR_RUNTIME, "%s/eval/summary.txt: val_loss is %g, which is not a loss; the report "
+                                        "would average it into the kind's figures. Evaluate the run again "
+                                        "(lmtrain eval --run %s)", run_dir, e.loss, run_dir);
         else
             r->eval_loss = e.loss;
     }
@@ -86,6 +92,12 @@ static int load_run(RunResult *r, const char *dir) {
     r->train_loss = metrics_last(&t, "train_loss");
     r->best_val = metrics_min(&t, "val_loss");
     r->val_acc = metrics_last(&t, "val_acc");
+    if (r->state == RUN_FINISHED && (!isfinite(r->val_loss) || r->val_loss < 0 || !isfinite(r->train_loss))) {
+        double bad = !isfinite(r->val_loss) || r->val_loss < 0 ? r->val_loss : r->train_loss;
+        metrics_table_free(&t);
+        return err_set(ERR_RUNTIME, "%s: the last %s is %g, which is not a loss; this run cannot be compared", path,
+                       !isfinite(r->val_loss) || r->val_loss < 0 ? "val_loss" : "train_loss", bad);
+    }
     double tok = metrics_last(&t, "tokens"), el = metrics_last(&t, "elapsed_s");
     r->tokens_per_s = el > 0 ? tok / el : NAN;
     metrics_table_free(&t);
@@ -332,6 +344,54 @@ static int put_baseline_first(Ablation *a, const char *name) {
     return err_set(ERR_USAGE, "--baseline %s: %s has no such run name (it has: %s)", name, a->dir, have);
 }
 
+// Every pair (i < j) of the main comparison: j − i, paired by seed.
+static void all_pairs(Ablation *a) {
+    size_t n = a->n_main;
+    a->pair_val = xcalloc(n * n + 1, sizeof *a->pair_val);
+    a->pair_eval = xcalloc(n * n + 1, sizeof *a->pair_eval);
+    a->pair_acc = xcalloc(n * n + 1, sizeof *a->pair_acc);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            a->pair_val[i * n + j] = paired(a, &a->group[i], &a->group[j], f_val);
+            a->pair_eval[i * n + j] = paired(a, &a->group[i], &a->group[j], f_eval);
+            a->pair_acc[i * n + j] = paired(a, &a->group[i], &a->group[j], f_acc);
+        }
+}
+
+// What differs between the finished main runs besides the attention module,
+// their names, folders, seeds and thread counts (Ablation.differ).
+static void settings_that_differ(Ablation *a) {
+    const Config *first = NULL;
+    for (size_t i = 0; i < a->n_run; i++) {
+        const RunResult *r = &a->run[i];
+        if (r->state != RUN_FINISHED || *r->plan.sweep_key) continue;
+        if (!first) {
+            first = &r->cfg;
+            continue;
+        }
+        Config c = r->cfg;  // r's settings with first's [run] keys and [attention] section
+        memcpy(c.name, first->name, sizeof c.name);
+        memcpy(c.out_dir, first->out_dir, sizeof c.out_dir);
+        c.seed = first->seed;
+        c.threads = first->threads;
+        c.seeds = first->seeds;
+        memcpy((char *)&c + offsetof(Config, kind), (const char *)first + offsetof(Config, kind),
+               offsetof(Config, steps) - offsetof(Config, kind));
+        c.key_norm_given = first->key_norm_given;
+        c.feature_map_given = first->feature_map_given;
+        char keys[1024];
+        if (!config_diff(first, &c, keys, sizeof keys, 0)) continue;
+        for (char *k = strtok(keys, ", "); k; k = strtok(NULL, ", ")) {  // add each key once
+            size_t len = strlen(a->differ), kl = strlen(k);
+            int seen = 0;
+            for (const char *p = strstr(a->differ, k); p && !seen; p = strstr(p + 1, k))
+                seen = (p == a->differ || p[-1] == ' ') && (p[kl] == ',' || p[kl] == 0);
+            if (!seen && len + kl + 3 < sizeof a->differ)
+                snprintf(a->differ + len, sizeof a->differ - len, "%s%s", len ? ", " : "", k);
+        }
+    }
+}
+
 int ablation_load(Ablation *a, const char *dir) { return ablation_load_baseline(a, dir, NULL); }
 
 int ablation_load_baseline(Ablation *a, const char *dir, const char *baseline) {
@@ -341,11 +401,19 @@ int ablation_load_baseline(Ablation *a, const char *dir, const char *baseline) {
     Plan p;
     char path[4200];
     snprintf(path, sizeof path, "%s/ablation.tsv", dir);
-    FILE *tsv = fopen_regular(path);
-    a->discovered = tsv == NULL;
-    if (tsv) fclose(tsv);
+    struct stat st;  // a plan file that is there but not a regular file is an error (plan_read), not "no plan"
+    a->discovered = lstat(path, &st) != 0;
     int rc = a->discovered ? plan_discover(&p, dir) : plan_read(&p, dir);
     if (rc) return rc;
+    for (size_t i = 0; i < p.n && !rc; i++)  // ablate refuses such names; a folder found or a plan edited may have one
+        if (strpbrk(p.run[i].group, "|`"))
+            rc = err_set(ERR_RUNTIME, "%s/%s: a '|' or '`' in a run's folder would break the report's tables; "
+                                      "rename the folder%s", dir, p.run[i].rel,
+                         a->discovered ? "" : " and its line in ablation.tsv");
+    if (rc) {
+        plan_free(&p);
+        return rc;
+    }
     a->n_run = p.n;
     a->run = xcalloc(p.n + 1, sizeof *a->run);
     for (size_t i = 0; i < p.n && !rc; i++) {
@@ -386,6 +454,8 @@ int ablation_load_baseline(Ablation *a, const char *dir, const char *baseline) {
     }
     label_groups(a);
     seeds_and_batches(a);
+    all_pairs(a);
+    settings_that_differ(a);
     return 0;
 }
 
@@ -414,5 +484,8 @@ void ablation_free(Ablation *a) {
     free(a->run);
     free(a->group);
     free(a->seeds);
+    free(a->pair_val);
+    free(a->pair_eval);
+    free(a->pair_acc);
     memset(a, 0, sizeof *a);
 }

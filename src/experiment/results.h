@@ -72,6 +72,15 @@ typedef struct {
     int batches_paired;    // every finished main run with the same seed saw the same batches
     double level;          // of the intervals: 0.95
     int discovered;        // no ablation.tsv: the runs are the folders found under dir, in path order
+    // Every pair of the main comparison, pair[i * n_main + j] for i < j: group j
+    // minus group i over the seeds both finished, paired by seed (for j > 0 and
+    // i = 0 the same numbers as group[j].d_*).
+    PairedDiff *pair_val, *pair_eval, *pair_acc;  // (n_main * n_main), only i < j filled
+    // The [data], [model] and [train] keys (and the attention keys that are
+    // not the kind's own: none) in which the finished runs of the main
+    // comparison differ from its first finished run, "" when they all agree:
+    // "train.lr, train.steps". What the report must not call "the same".
+    char differ[1024];
 } Ablation;
 
 // Loads DIR/ablation.tsv and every run folder it names (without one, the run
