@@ -43,7 +43,10 @@ typedef struct {
     FILE *page;   // the page being written (an AtomicFile's stream)
     int figures;  // ids of the inline SVGs made unique with this counter
     int failed;   // steps that failed (their section says so)
+    int steps_done;  // for the progress lines "[k/N]"
 } Tour;
+
+enum { TOUR_STEPS = 10 };  // lab, 4 training runs, 2 inspects, eval, bench, the refusal
 
 // ============================================================================
 // child processes
@@ -62,12 +65,12 @@ static void command_text(char *buf, size_t cap, char *const argv[]) {
 
 // Runs `lmtrain ARGV...` (this binary) with stdout and stderr in DIR/logs/NAME.out
 // and .err; returns its exit status (128 + signal if killed, -1 if it did not start).
-static int run_child(const Tour *t, const char *name, char *const argv[]) {
+static int run_child(Tour *t, const char *name, char *const argv[]) {
     char out[4300], err[4300], cmd[2000];
     snprintf(out, sizeof out, "%s/logs/%s.out", t->dir, name);
     snprintf(err, sizeof err, "%s/logs/%s.err", t->dir, name);
     command_text(cmd, sizeof cmd, argv);
-    fprintf(stderr, "tour: %s\n", cmd);
+    fprintf(stderr, "tour: [%d/%d] %s\n", ++t->steps_done, TOUR_STEPS, cmd);
     char *full[64];
     int n = 0;
     full[n++] = "lmtrain";
@@ -303,7 +306,7 @@ static int train(Tour *t, Argv *a, const char *name, const char *config, size_t 
         }
     }
     if (!t->o.fresh && exists(done)) {
-        fprintf(stderr, "tour: runs/%s is finished: reused\n", name);
+        fprintf(stderr, "tour: [%d/%d] runs/%s is finished: reused\n", ++t->steps_done, TOUR_STEPS, name);
         return 0;
     }
     if (exists(dir)) arg(a, "--overwrite");  // an unfinished run of the tour's own: trained again
@@ -315,7 +318,7 @@ static int step(Tour *t, const char *name, Argv *a, const char *done_file) {
     char done[4400];
     snprintf(done, sizeof done, "%s/%s", t->dir, done_file);
     if (!t->o.fresh && exists(done)) {
-        fprintf(stderr, "tour: %s is there: reused\n", done_file);
+        fprintf(stderr, "tour: [%d/%d] %s is there: reused\n", ++t->steps_done, TOUR_STEPS, done_file);
         return 0;
     }
     return run_child(t, name, a->v);
@@ -361,7 +364,8 @@ static void s_write(Tour *t, Argv *lab, int st) {
 // 2. what the state holds: pairs against dh
 static void s_capacity(Tour *t, Argv *lab, int st) {
     section(t, "capacity", "2. What the state holds: pairs against head size dh",
-            "A dh × dh state holds about dh key/value pairs: past N/dh ≈ 1 the read-outs blur into each other.");
+            "A dh × dh state holds on the order of dh key/value pairs: as the pairs per state (N/dh) grow, the "
+            "read-outs blur into each other.");
     command(t, lab->v, st);
     put_svg_file(t, "lab/recall_acc_identity.svg");
     char path[4400];
@@ -409,8 +413,23 @@ static void s_cost(Tour *t, Argv *bench, int st_b, Argv *ins, int st_ins) {
     put_svg_file(t, "bench/cost_vs_length.svg");
     command(t, ins->v, st_ins);
     put_svg_file(t, "runs/decay/inspect/memory.svg");
-    see(t, "on log-log axes softmax's time per token rises with length while linear_decay's stays flat; the KV "
-           "cache's bytes climb with the tokens and the state's line stays level.");
+    char path[4400];
+    snprintf(path, sizeof path, "%s/bench/cost_vs_length.csv", t->dir);
+    const char *kinds[2] = {"softmax", "linear_decay"};
+    double us[2][16], len[16];
+    size_t n[2];
+    for (int k = 0; k < 2; k++) {
+        const char *want[8] = {kinds[k], NULL, "ok"};
+        n[k] = csv_column(path, 7, want, us[k], 16);
+        if (k == 0) csv_column(path, 1, want, len, 16);
+    }
+    if (n[0] >= 2 && n[0] == n[1])
+        see(t, "from %.0f to %.0f tokens softmax's time per token grew %.1f× and linear_decay's %.1f× (the first "
+               "chart); in the second, the KV cache's bytes climb with every token and the state's line stays level.",
+            len[0], len[n[0] - 1], us[0][n[0] - 1] / us[0][0], us[1][n[1] - 1] / us[1][0]);
+    else
+        see(t, "softmax's time per token grows with length and linear_decay's much less (the first chart); the KV "
+               "cache's bytes climb with every token and the state's line stays level (the second).");
 }
 
 // 5. training form = generation form
@@ -430,11 +449,14 @@ static void s_forms(Tour *t, Argv *ins, int st) {
         if (sscanf(p, "attn layer %u %lf %lf %lf", &layer, &d[n], &mv, &rel[n]) == 4) x[n] = layer, n++;
     }
     free(rep);
-    SvgSeries s[2] = {{"max |difference|", x, d, n, 0, 1}, {"relative to max |value|", x, rel, n, 1, 2}};
+    double eps[64];  // the scale to read them against: one float32 rounding
+    for (size_t i = 0; i < n; i++) eps[i] = 5.96e-8;
+    SvgSeries s[3] = {{"max |difference|", x, d, n, 0, 1}, {"relative to max |value|", x, rel, n, 1, 2},
+                      {"float32 rounding 6e-8", x, eps, n, 2, 7}};
     SvgChart c = {"Attention output: training form against generation form, per layer", "layer",
                   "difference (log scale)", 0, 1};
     SvgStyle sty = {.xint = 1};
-    put_chart(t, &c, s, 2, &sty);
+    put_chart(t, &c, s, 3, &sty);
     double worst = 0;
     for (size_t i = 0; i < n; i++) worst = fmax(worst, rel[i]);
     if (n)
@@ -478,29 +500,42 @@ static void s_phi(Tour *t, Argv *ref, int st) {
 // 7. float32 state: float16 drift
 static void s_fp16(Tour *t, Argv *ins_l, int st_l, Argv *ins_d, int st_d) {
     section(t, "fp16", "7. The state in float32",
-            "The state sums every write; stored in float16 (11 significant bits) it drifts, and without decay "
-            "it overflows.");
+            "The state sums every write; stored in float16 (11 significant bits) it drifts from the float32 one, "
+            "and without decay the drift only grows (until the state overflows float16's 65 504).");
     command(t, ins_l->v, st_l);
     put_svg_file(t, "runs/linear/inspect/fp16_drift.svg");
     command(t, ins_d->v, st_d);
     put_svg_file(t, "runs/decay/inspect/fp16_drift.svg");
-    char path[4400];
-    snprintf(path, sizeof path, "%s/runs/linear/inspect/fp16_drift.csv", t->dir);
-    double tok[256], err[256];
-    size_t n = csv_column(path, 0, NULL, tok, 256);
-    csv_column(path, 2, NULL, err, 256);
-    size_t stop = n;
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(err[i])) {
-            stop = i;
-            break;
+    // the largest relative error over every layer's S and z at the last row, and where a line first stops
+    const char *runs[2] = {"linear", "decay"};
+    double worst[2] = {0, 0}, at[2] = {0, 0}, stop_at = NAN;
+    for (int r = 0; r < 2; r++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/runs/%s/inspect/fp16_drift.csv", t->dir, runs[r]);
+        double tok[256], err[256];
+        size_t n = csv_column(path, 0, NULL, tok, 256);
+        for (size_t col = 1; col < 16 && n; col++) {
+            if (csv_column(path, col, NULL, err, 256) != n) break;
+            for (size_t i = 0; i < n; i++)
+                if (!isfinite(err[i])) {
+                    if (r == 0 && i > 0 && !(tok[i - 1] >= stop_at)) stop_at = tok[i - 1];
+                    break;
+                }
+            if (isfinite(err[n - 1])) worst[r] = fmax(worst[r], err[n - 1]);
+            at[r] = tok[n - 1];
         }
-    if (stop < n && stop > 0)
-        see(t, "without decay (first chart) the float16 state overflows: its lines end in a cross, the first "
-               "one after %.0f tokens; with decay (second chart) the error levels off.", tok[stop - 1]);
+    }
+    if (isfinite(stop_at))
+        see(t, "without decay (first chart) the float16 state overflows: a line ends in a cross, the first after "
+               "%.0f tokens; with decay (second chart) the error levels off, %.2g after %.0f tokens.",
+            stop_at, worst[1], at[1]);
+    else if (at[0] > 0 && at[1] > 0)
+        see(t, "without decay (first chart) the float16 state's error keeps climbing, to %.2g after %.0f tokens "
+               "(a line that ends in a cross would mark an overflow); with decay (second chart) it levels off, "
+               "%.2g after %.0f tokens.", worst[0], at[0], worst[1], at[1]);
     else
-        see(t, "the float16 state's relative error grows with the tokens without decay (first chart; a cross "
-               "marks a line that ends where the state overflowed) and levels off with decay (second chart).");
+        see(t, "the float16 state's relative error climbs without decay (first chart) and levels off with decay "
+               "(second chart).");
 }
 
 // 8. exact recall: the sum fails, the delta rule corrects
