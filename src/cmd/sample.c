@@ -188,9 +188,7 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
         if (n + 1 < o->tokens) logits = feed(&ctx, tok);
     }
     double secs = now_s() - t0;
-    // the text ends with a line break, so the statistics on stderr (and a shell prompt) start on a line of
-    // their own wherever stdout goes
-    if (dataset_task(r->data) == TASK_RECALL || last != '\n') fputc('\n', out);
+    if (dataset_task(r->data) == TASK_RECALL) fputc('\n', out);
     errno = 0;
     if (fflush(out) != 0 || ferror(out)) {
         int e = errno;
@@ -199,6 +197,9 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
                          e ? strerror(e) : "");
     }
     if (!rc) {
+        // the status lines start on a line of their own, on a terminal or where stdout and stderr are one
+        // file, while stdout keeps exactly the text (a line break there would be a token never generated)
+        if (dataset_task(r->data) == TASK_TEXT && last != '\n') fputc('\n', stderr);
         report(r, &g, n_prompt, n, secs, ctx.rebuilds);
         if (g.weights == GEN_WEIGHTS_BF16)
             fprintf(stderr, "sample: weights in bf16 (kernel %s): rounded once at start, sums in fp32\n",

@@ -1,8 +1,9 @@
 // test_sample_status.c — end to end: what `lmtrain sample` prints around its
-// text. The generated text ends with a line break before the status lines
-// (stdout to a file, not a terminal: the statistics on stderr start on a line
-// of their own), and when a pos = learned run rebuilds its context the status
-// says in one line how often and why.
+// text. The status lines start on a line of their own after generated text
+// that does not end with a line break (stdout to a file, not a terminal: a
+// line break on stderr, so stdout keeps exactly the text), and when a
+// pos = learned run rebuilds its context the status says in one line how
+// often and why.
 #include "../test.h"
 #include "e2e.h"
 
