@@ -78,9 +78,26 @@ static void test_tour_page(void) {
     CHECK(file_exists(path));
 }
 
+// Refusals come before anything is made: a corpus that is missing or not a
+// file, and a folder without configs/ (exit 2, no output folder).
+static void test_tour_refusals(void) {
+    char o[512], dir[512];
+    tpath(o, sizeof o, "refused_tour");
+    char *missing[] = {"tour", "--quick", "--out", o, "--data", "/nonexistent/corpus.txt", NULL};
+    CHECK(run_lmtrain(missing) == 2);
+    CHECK(strstr(e2e_out, "the corpus /nonexistent/corpus.txt: No such file or directory") != NULL);
+    CHECK(!file_exists(o));
+    tpath(dir, sizeof dir, "");
+    char *folder[] = {"tour", "--quick", "--out", o, "--data", dir, NULL};
+    CHECK(run_lmtrain(folder) == 2);
+    CHECK(strstr(e2e_out, "not a regular file") != NULL);
+    CHECK(!file_exists(o));
+}
+
 int main(void) {
     e2e_setup();
     TEST(test_tour_page);
+    TEST(test_tour_refusals);
     e2e_teardown();
     return test_summary();
 }
