@@ -33,6 +33,7 @@
 #include "attention/decay.h"
 #include "attention/params.h"
 #include "cmd/commands.h"
+#include "cmd/inspect_drift_chart.h"
 #include "cmd/inspect_probe.h"
 #include "cmd/args.h"
 #include "cmd/run_load.h"
@@ -428,28 +429,10 @@ static int section_drift(Inspect *in, size_t n, uint64_t seed) {
                 "tokens, and from then on adding a value below 1 rounds away entirely.\n");
     char title[300];
     int rc = write_sz_csv(in, "fp16_drift.csv", "tokens", "rel_err", x, s, z, k);
-    // one chart: S per layer solid, z per layer dashed in the same colour
-    SvgSeries ser[32];
-    char lab[32][32];
-    int stops[32] = {0};  // a series that overflowed: a cross where it ends
-    size_t ns = 0;
-    double *ys = xcalloc(2 * L * k + 1, sizeof(double));
-    for (size_t l = 0; l < L && l < 16; l++)
-        for (int part = 0; part < 1 + in->lay.has_z; part++) {
-            double *col = ys + ns * k;
-            for (size_t i = 0; i < k; i++) col[i] = (part ? z : s)[i * L + l];
-            stops[ns] = k > 0 && !isfinite(col[k - 1]);
-            snprintf(lab[ns], sizeof lab[ns], "%s layer %zu%s", part ? "z" : "S", l, stops[ns] ? " overflows" : "");
-            ser[ns] = (SvgSeries){lab[ns], x, col, k, part, (int)(l % 8) + 1};
-            ns++;
-        }
     char path[4400];
     file_path(path, sizeof path, in, "fp16_drift.svg");
     snprintf(title, sizeof title, "%s (%s): float16 state vs float32", in->r->cfg.name, m->kind->name);
-    SvgChart c = {title, "tokens generated", "relative error of the float16 state", 1, 1};
-    SvgStyle st = {.end_mark = stops};
-    if (!rc) rc = svg_styled_chart(path, &c, NULL, ser, NULL, ns, &st);
-    free(ys);
+    if (!rc) rc = drift_chart_write(path, title, x, s, z, k, L, in->lay.has_z);
     free(s);
     free(z);
     free(x);

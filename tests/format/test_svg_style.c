@@ -11,6 +11,7 @@
 
 #include "test.h"
 #include "format/svg.h"
+#include "format/svg_read.h"
 
 enum { W = 800, PLOT_B = 444 };  // svg.c's canvas width and plot bottom (x tick labels at PLOT_B + 19)
 
@@ -22,12 +23,6 @@ static char *render(const SvgChart *c, const SvgSeries *s, size_t n, const SvgSt
     svg_styled_chart_fprint(f, c, NULL, s, NULL, n, st);
     fclose(f);
     return buf;
-}
-
-static size_t count(const char *doc, const char *needle) {
-    size_t k = 0, len = strlen(needle);
-    for (const char *p = doc; (p = strstr(p, needle)); p += len) k++;
-    return k;
 }
 
 // The labels of the x axis (y = PLOT_B + 19) or the y axis (text-anchor="end"
@@ -111,7 +106,7 @@ static void test_markers_tell_overlapping_lines_apart(void) {
     SvgStyle st = {.marker = marker};
     char *doc = render(&c, s, 2, &st);
     // a square (1.7 x 4 wide) at each of the 3 points and one in the legend row
-    CHECK(count(doc, "width=\"6.8\" height=\"6.8\"") == 4);
+    CHECK(svg_count(doc, "width=\"6.8\" height=\"6.8\"") == 4);
     free(doc);
 }
 
@@ -122,7 +117,7 @@ static void test_end_mark_where_the_series_stops(void) {
     int end[1] = {1};
     SvgStyle st = {.end_mark = end};
     char *doc = render(&c, &s, 1, &st);
-    CHECK(count(doc, "class=\"end-mark\"") == 1);
+    CHECK(svg_count(doc, "class=\"end-mark\"") == 1);
     CHECK(strstr(doc, "class=\"end-mark\" data-x=\"1000\"") != NULL);
     CHECK(strstr(doc, "z layer 0 &#215;</text>") != NULL);
     free(doc);
