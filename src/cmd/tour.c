@@ -309,7 +309,12 @@ static int train(Tour *t, Argv *a, const char *name, const char *config, size_t 
         fprintf(stderr, "tour: [%d/%d] runs/%s is finished: reused\n", ++t->steps_done, TOUR_STEPS, name);
         return 0;
     }
-    if (exists(dir)) arg(a, "--overwrite");  // an unfinished run of the tour's own: trained again
+    // an unfinished run of the tour's own (stopped by Ctrl-C, say): continued from its checkpoint, or
+    // trained again if it never saved one
+    char ck[4300];
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", dir);
+    if (exists(ck)) arg(a, "--resume");
+    else if (exists(dir)) arg(a, "--overwrite");
     return run_child(t, name, a->v);
 }
 
@@ -624,6 +629,9 @@ int cmd_tour(int argc, char **argv) {
     int rc = parse(argc, argv, &t.o);
     if (rc) return args_status(rc);
     if (t.o.quick && t.o.steps == 300) t.o.steps = 4;
+    // the command lines are kept in fixed cells (Argv.store): paths that long are refused, not cut
+    if (strlen(t.o.out) > 200 || (t.o.data && strlen(t.o.data) > 200))
+        return err_set(ERR_USAGE, "tour: --out and --data are limited to 200 characters here");
     snprintf(t.dir, sizeof t.dir, "%s", t.o.out);
     // refused before anything is made: the configs the runs start from, and the corpus
     static const char *const configs[] = {"configs/linear_decay.ini", "configs/linear.ini",
