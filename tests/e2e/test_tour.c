@@ -4,7 +4,8 @@
 // page names no network address and runs no script; the refusal section
 // quotes the real command's stderr and exit status 2 (and that run wrote
 // nothing); the training-edge marker is on the eval --length chart; a second
-// tour reuses the finished runs and rebuilds the page.
+// tour reuses the finished runs (and resumes one stopped part-way) and
+// rebuilds the page.
 #include "../test.h"
 #include "e2e.h"
 
@@ -68,13 +69,19 @@ static void test_tour_page(void) {
     CHECK(win && strstr(win, "class=\"x-mark\" data-x=\"32\""));
     free(page);
 
-    // a second tour trains nothing and rebuilds the page
+    // a second tour trains nothing it finished and rebuilds the page; a run stopped part-way (its
+    // checkpoint saved, no summary.txt) is resumed, not trained from scratch
+    snprintf(path, sizeof path, "%s/runs/recall_linear/summary.txt", out);
+    CHECK(unlink(path) == 0);
     snprintf(path, sizeof path, "%s/index.html", out);
     CHECK(unlink(path) == 0);
     rc = run_tour();
     CHECK(rc == 0);
     CHECK(strstr(e2e_out, "runs/decay is finished: reused") != NULL);
-    CHECK(strstr(e2e_out, "tour: lmtrain --config configs/linear_decay.ini") == NULL);
+    CHECK(strstr(e2e_out, "lmtrain --config configs/linear_decay.ini") == NULL);
+    const char *again = strstr(e2e_out, "lmtrain --config configs/recall_linear.ini");
+    const char *eol = again ? strchr(again, '\n') : NULL;
+    CHECK(again && eol && strstr(again, " --resume") && strstr(again, " --resume") < eol);
     CHECK(file_exists(path));
 }
 
