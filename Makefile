@@ -15,7 +15,8 @@
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
 #   make test-valgrind  training, resume and sampling under valgrind memcheck
 #   make test-tsan    the threaded tests under ThreadSanitizer
-#   make test-html    report.html rendered in headless Chromium (needs Debian's chromium)
+#   make test-html    report.html and the tour rendered in headless Chromium (needs Debian's chromium)
+#   make tour         runs/tour/index.html: the article's claims, each measured on this machine
 
 CC      ?= gcc
 # No -ffast-math: it makes isnan() lie and NaN detection is a feature.
@@ -61,7 +62,7 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test test-html test-docs data ablation recall recall-long bench bench-compare clean
+.PHONY: all test test-html test-docs tour data ablation recall recall-long bench bench-compare clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -181,6 +182,13 @@ recall-long: $(BIN)
 # parse error, not a blank page (tests/html/render_check.sh; CI runs it)
 test-html: $(BIN)
 	sh tests/html/render_check.sh ./$(BIN)
+	sh tests/html/tour_check.sh ./$(BIN)
+
+# the article's claims, each measured on this machine: runs/tour/index.html
+# (lmtrain tour --help; finished runs are reused, so a second `make tour` only
+# rebuilds the page)
+tour: data $(BIN)
+	./$(BIN) tour
 
 # every relative link and #anchor in README.md and docs/ resolves (python3)
 test-docs:

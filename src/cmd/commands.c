@@ -15,6 +15,7 @@ const Command commands[] = {
     {"gradcheck", cmd_gradcheck, "every gradient against finite differences"},
     {"export", cmd_export, "the trained weights as safetensors"},
     {"lab", cmd_lab, "the memory lab: capacity and overwrite of each write rule, no training"},
+    {"tour", cmd_tour, "the article's claims, each measured on this machine: one offline page (runs/tour)"},
     {NULL, NULL, NULL},
 };
 

@@ -14,6 +14,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_gradcheck(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_lab(int argc, char **argv);
+int cmd_tour(int argc, char **argv);
 
 typedef struct {
     const char *name;

@@ -101,7 +101,11 @@ static int write_outputs(const LoadedRun *r, const PosLoss *p, const char *dir, 
                  r->cfg.name, r->cfg.kind, p->T, r->model.Tmax);
     SvgChart chart = {title, "position in the context window (tokens seen - 1)", "loss (nats/token)", 0, 0};
     SvgSeries s = {r->cfg.kind, x, y, p->T, 0, 0};
-    rc = svg_line_chart(path, &chart, &s, 1);
+    char edge[64];
+    snprintf(edge, sizeof edge, "training window: %zu", r->model.Tmax);
+    SvgStyle st = {0};
+    if (p->T > r->model.Tmax) st.mark_label = edge, st.mark_x = (double)r->model.Tmax;  // past it: mark the edge
+    rc = svg_styled_chart(path, &chart, NULL, &s, NULL, 1, &st);
 out:
     free(x);
     free(y);

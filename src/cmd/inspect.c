@@ -33,6 +33,7 @@
 #include "attention/decay.h"
 #include "attention/params.h"
 #include "cmd/commands.h"
+#include "cmd/inspect_drift_chart.h"
 #include "cmd/inspect_probe.h"
 #include "cmd/args.h"
 #include "cmd/run_load.h"
@@ -229,10 +230,13 @@ static int section_lambda(Inspect *in) {
     }
     char title[300];
     snprintf(title, sizeof title, "%s (%s): memory horizon 1/(1-λ) of each head", in->r->cfg.name, m->kind->name);
-    SvgSeries ser[2] = {{"horizon 1/(1-λ)", x, hz, n, 0, 1}, {"block_size", x, bs, n, 1, 2}};
-    SvgChart c = {title, "head (layer x heads + head)", "tokens", 0, 1};
+    // block_size in black, dashed: the line the horizons are read against; y from 0, linear, so a
+    // narrow spread of horizons is not stretched over the whole chart
+    SvgSeries ser[2] = {{"horizon 1/(1-λ)", x, hz, n, 0, 1}, {"block_size (window)", x, bs, n, 1, 7}};
+    SvgChart c = {title, "head (layer x heads + head)", "tokens", 0, 0};
+    SvgStyle st = {.xint = 1, .yzero = 1};
     file_path(path, sizeof path, in, "lambda_horizon.svg");
-    rc = svg_line_chart(path, &c, ser, 2);
+    rc = svg_styled_chart(path, &c, NULL, ser, NULL, 2, &st);
     free(x);
     free(hz);
     free(bs);
@@ -425,25 +429,10 @@ static int section_drift(Inspect *in, size_t n, uint64_t seed) {
                 "tokens, and from then on adding a value below 1 rounds away entirely.\n");
     char title[300];
     int rc = write_sz_csv(in, "fp16_drift.csv", "tokens", "rel_err", x, s, z, k);
-    // one chart: S per layer solid, z per layer dashed in the same colour
-    SvgSeries ser[32];
-    char lab[32][32];
-    size_t ns = 0;
-    double *ys = xcalloc(2 * L * k + 1, sizeof(double));
-    for (size_t l = 0; l < L && l < 16; l++)
-        for (int part = 0; part < 1 + in->lay.has_z; part++) {
-            double *col = ys + ns * k;
-            for (size_t i = 0; i < k; i++) col[i] = (part ? z : s)[i * L + l];
-            snprintf(lab[ns], sizeof lab[ns], "%s layer %zu", part ? "z" : "S", l);
-            ser[ns] = (SvgSeries){lab[ns], x, col, k, part, (int)(l % 8) + 1};
-            ns++;
-        }
     char path[4400];
     file_path(path, sizeof path, in, "fp16_drift.svg");
     snprintf(title, sizeof title, "%s (%s): float16 state vs float32", in->r->cfg.name, m->kind->name);
-    SvgChart c = {title, "tokens generated", "relative error of the float16 state", 1, 1};
-    if (!rc) rc = svg_line_chart(path, &c, ser, ns);
-    free(ys);
+    if (!rc) rc = drift_chart_write(path, title, x, s, z, k, L, in->lay.has_z);
     free(s);
     free(z);
     free(x);
@@ -509,8 +498,9 @@ static int section_fp16_loss(Inspect *in, size_t n) {
     const Model *m = in->m;
     out(in, "\n== 5. float16 state: what it does to the next-token loss ==\n");
     if (state_missing(in)) return 0;
-    if (n < 2) {
-        out(in, "--fp16-tokens %zu (skipped)\n", n);
+    if (n < 2) {  // opt-in: it reads the stream twice, one token at a time, the slowest study here
+        out(in, "skipped: --fp16-tokens %zu. This study scores a long stream twice, token by token (the slowest\n"
+                "part of inspect, so it is off by default); --fp16-tokens 100000 runs it.\n", n);
         return 0;
     }
     int *tok = xcalloc(n, sizeof(int));
@@ -775,15 +765,18 @@ out:
 // ============================================================================
 
 static int parse(int argc, char **argv, InspectOpts *o) {
-    *o = (InspectOpts){.stretch = 4096, .drift_tokens = 100000, .fp16_tokens = 100000, .layer = SIZE_MAX,
+    // the drift study's 10 000 tokens see the error level off (decay) or the state overflow (no
+    // decay) and keep inspect of a baby run within seconds; the float16 loss study is opt-in
+    *o = (InspectOpts){.stretch = 4096, .drift_tokens = 10000, .fp16_tokens = 0, .layer = SIZE_MAX,
                        .seed = 1337};
     const ArgOpt opts[] = {
         {"--run", ARG_STRING, &o->run, "DIR", .help = "the run folder (with checkpoint.bin)", .required = 1},
         {"--stretch", ARG_SIZE, &o->stretch, "N", .help = "validation tokens for the state-norm curve", .lo = 1, .hi = 1e8},
         {"--drift-tokens", ARG_SIZE, &o->drift_tokens, "N", .help = "generated tokens for the float16 drift study; 0 = skip",
          .lo = 0, .hi = 1e9},
-        {"--fp16-tokens", ARG_SIZE, &o->fp16_tokens, "N", .help = "validation tokens for the float16 loss study",
-         .lo = 0, .hi = 1e9},
+        {"--fp16-tokens", ARG_SIZE, &o->fp16_tokens, "N",
+         .help = "validation tokens for the float16 loss study, the slowest one (off by default; 100000 is a "
+                 "good length)", .lo = 0, .hi = 1e9, .shown_default = "0: skipped"},
         {"--layer", ARG_SIZE, &o->layer, "L", .help = "the layer of the heatmaps and attention pictures (from 0)",
          .lo = 0, .hi = 1 << 20, .shown_default = "the last layer"},
         {"--head", ARG_SIZE, &o->head, "H", .help = "the head of the state heatmaps (from 0)", .lo = 0, .hi = 1 << 20},

@@ -131,6 +131,20 @@ static void table_recall(Out *f, const Source *s) {
             for (int r = 0; r < LAB_N_RULES; r++) cell(f, s->rec[d][i][r].acc);
             out(f, "\n");
         }
+    // one sentence on what the table shows, from its own numbers at its largest dh
+    size_t d = s->n_dh - 1;
+    out(f, "What it shows: the more pairs share the state (N/dh), the less comes back; at dh = %zu each rule "
+           "reads back at least 90 %% of the pairs up to", s->dh[d]);
+    const char *sep = " ";
+    for (int r = 0; r < LAB_N_RULES; r++) {
+        if (!rule_applies((LabRule)r, s->fmap)) continue;
+        size_t held = 0;  // ratios from the smallest while the rule still reads back 90 %
+        while (held < N_RATIO && s->rec[d][held][r].acc >= 0.9) held++;
+        if (held) out(f, "%s%s N/dh = %g", sep, lab_rule_name((LabRule)r), (double)RATIO_NUM[held - 1] / 8);
+        else out(f, "%s%s not even at N/dh = %g", sep, lab_rule_name((LabRule)r), (double)RATIO_NUM[0] / 8);
+        sep = ", ";
+    }
+    out(f, ".\n");
 }
 
 // what the read-out y ≈ a·v1 + b·v2 amounts to, in words (buf: 48 bytes)
@@ -153,6 +167,24 @@ static void table_overwrite(Out *f, const Source *s) {
             out(f, "%-10s %4zu %9.4f %9.4f %10.3f %10.3f  %s\n", lab_rule_name((LabRule)r), s->dh[d], w->first,
                 w->second, w->cos_first, w->cos_second, verdict(w, buf));
         }
+    // one sentence on what the table shows: each rule's verdict at the largest dh
+    size_t d = s->n_dh - 1;
+    out(f, "What it shows: a key written twice reads back, at dh = %zu,", s->dh[d]);
+    const char *sep = " ";
+    char replaced[64] = "";
+    for (int r = 0; r < LAB_N_RULES; r++) {
+        if (!rule_applies((LabRule)r, s->fmap)) continue;
+        char buf[48];
+        const char *v = verdict(&s->ow[d][r], buf);
+        out(f, "%s%s: %s", sep, lab_rule_name((LabRule)r), v);
+        if (!strncmp(v, "v2 alone", 8))
+            snprintf(replaced + strlen(replaced), sizeof replaced - strlen(replaced), "%s%s", *replaced ? ", " : "",
+                     lab_rule_name((LabRule)r));
+        sep = "; ";
+    }
+    if (*replaced) out(f, ". Only %s replace%s the old value; the others keep part of it.\n", replaced,
+                       strchr(replaced, ',') ? "" : "s");
+    else out(f, ". No rule here replaces the old value.\n");
 }
 
 // ============================================================================

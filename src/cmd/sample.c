@@ -68,12 +68,13 @@ static double now_s(void) {
 }
 
 // Writes one token: text tokens are raw bytes; recall symbols get a space
-// before every symbol but the first.
-static void emit(const Dataset *d, int token, size_t *written, FILE *out) {
+// before every symbol but the first. *last: the last byte written.
+static void emit(const Dataset *d, int token, size_t *written, int *last, FILE *out) {
     char buf[8];
     size_t n = dataset_decode(d, token, buf);
     if (dataset_task(d) == TASK_RECALL && *written) fputc(' ', out);
     fwrite(buf, 1, n, out);
+    if (n) *last = (unsigned char)buf[n - 1];
     (*written)++;
 }
 
@@ -120,10 +121,11 @@ static void report(const LoadedRun *r, const Generator *g, size_t n_prompt, size
         fprintf(stderr, "sample: fast-weight state in use: %s = %zu layers x %zu float32, the same at any "
                         "length\n", used, m->L, g->state_floats);
     }
-    if (rebuilds)
-        fprintf(stderr, "sample: learned positions: the context was rebuilt %zu times from the last %zu "
-                        "tokens, so every position stayed below block_size %zu\n", rebuilds, m->Tmax / 2,
-                m->Tmax);
+    if (rebuilds)  // one line: what happened and why
+        fprintf(stderr, "sample: the context was rebuilt %zu times from its last %zu tokens: this run learned "
+                        "positions 0..%zu only (pos = learned), so each time the text reached block_size %zu the "
+                        "state was recomputed (a pos = none run never needs this)\n", rebuilds, m->Tmax / 2,
+                m->Tmax - 1, m->Tmax);
 }
 
 // With learned positions the model only ever saw positions 0 .. block_size-1.
@@ -158,19 +160,18 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
                     int echo) {
     const Model *m = &r->model;
     FILE *out = stdout;
-    int tty = isatty(fileno(out));
     Generator g;
     generator_init_weights(&g, m, (GenWeights)gen_weights_from_name(o->weights));
     Sampler s;
     sampler_init(&s, m->V, (float)o->temperature, o->top_k, o->seed);
     size_t written = 0;
-    int rc = 0;
+    int rc = 0, last = '\n';
     const float *logits = NULL;
     Context ctx = {&g, m, xcalloc(m->Tmax, sizeof(int)), 0, 0};
     // the prompt: absorbed one token at a time, the same path as generation
     for (size_t i = 0; i < n_prompt; i++) {
         logits = feed(&ctx, prompt[i]);
-        if (echo) emit(r->data, prompt[i], &written, out);
+        if (echo) emit(r->data, prompt[i], &written, &last, out);
     }
     fflush(out);
     double t0 = now_s();
@@ -182,7 +183,7 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
             break;
         }
         int tok = sampler_next(&s, logits);
-        emit(r->data, tok, &written, out);
+        emit(r->data, tok, &written, &last, out);
         fflush(out);  // stream: each token appears as soon as it exists
         if (n + 1 < o->tokens) logits = feed(&ctx, tok);
     }
@@ -196,8 +197,9 @@ static int generate(const LoadedRun *r, const SampleOpts *o, const int *prompt, 
                          e ? strerror(e) : "");
     }
     if (!rc) {
-        // on a terminal, start the statistics on a line of their own
-        if (tty && dataset_task(r->data) == TASK_TEXT) fputc('\n', stderr);
+        // the status lines start on a line of their own, on a terminal or where stdout and stderr are one
+        // file, while stdout keeps exactly the text (a line break there would be a token never generated)
+        if (dataset_task(r->data) == TASK_TEXT && last != '\n') fputc('\n', stderr);
         report(r, &g, n_prompt, n, secs, ctx.rebuilds);
         if (g.weights == GEN_WEIGHTS_BF16)
             fprintf(stderr, "sample: weights in bf16 (kernel %s): rounded once at start, sums in fp32\n",

@@ -119,13 +119,17 @@ static void horizons(FILE *f, const Ablation *a, const GroupExtras *e, int *k) {
         x[ns] = xcalloc(Lmax, sizeof(double));
         y[ns] = xcalloc(Lmax, sizeof(double));
         for (size_t l = 0; l < Lmax; l++) x[ns][l] = (double)l, y[ns][l] = (double)a->block_size;
-        s[ns] = (SvgSeries){.label = "block_size", .x = x[ns], .y = y[ns], .n = Lmax, .dashed = 1, .color = 8};
+        // black, not the palette's pale yellow: the line the horizons are read against
+        s[ns] = (SvgSeries){.label = "block_size (window)", .x = x[ns], .y = y[ns], .n = Lmax, .dashed = 1,
+                            .color = 7};
         ns++;
         Mem m;
-        SvgChart c = {"Horizon 1/(1 - λ) of each layer's mean λ at the end of training", "layer", "tokens", 0, 1};
-        svg_line_chart_fprint(mem_open(&m), &c, s, ns);
+        // linear from 0: a log axis fitted to 40-44 would make a 10 % spread fill the chart
+        SvgChart c = {"Horizon 1/(1 - λ) of each layer's mean λ at the end of training", "layer", "tokens", 0, 0};
+        SvgStyle st = {.xint = 1, .yzero = 1};
+        svg_styled_chart_fprint(mem_open(&m), &c, NULL, s, NULL, ns, &st);
         figure(f, &m, k, "A token n steps back is weighted λ^n: the horizon is where that falls to 1/e. "
-                         "The dashed line is the training window.");
+                         "The dashed black line is the training window (block_size); the y axis starts at 0.");
     }
     for (size_t i = 0; i < ns; i++) free(x[i]), free(y[i]);
     free(x);
@@ -138,20 +142,27 @@ static void memory(FILE *f, const Ablation *a, int *k) {
     double x[REPORT_N_LENGTHS];
     double *y = xcalloc(a->n_main * REPORT_N_LENGTHS + 1, sizeof(double));
     SvgSeries *s = xcalloc(a->n_main + 1, sizeof *s);
+    int *marker = xcalloc(a->n_main + 1, sizeof(int));
     size_t ns = 0;
     for (int i = 0; i < REPORT_N_LENGTHS; i++) x[i] = (double)lens[i];
     for (size_t g = 0; g < a->n_main; g++) {
         if (!a->group[g].n_finished) continue;
         for (int i = 0; i < REPORT_N_LENGTHS; i++) y[ns * REPORT_N_LENGTHS + i] = (double)a->group[g].mem[i];
+        // kinds with the same state (linear, linear_decay) draw one line over another: a dash
+        // pattern and a marker shape each keep every kind visible
         s[ns] = (SvgSeries){.label = a->group[g].label, .x = x, .y = y + ns * REPORT_N_LENGTHS,
-                            .n = REPORT_N_LENGTHS, .color = (int)g + 1};
+                            .n = REPORT_N_LENGTHS, .dashed = (int)(ns % 3), .color = (int)g + 1};
+        marker[ns] = SVG_MARK_CIRCLE + (int)(ns % 4);
         ns++;
     }
     fputs("<h2>Inference memory against length</h2>\n", f);
     Mem m;
     SvgChart c = {"Inference memory per sequence, all layers", "sequence length (tokens)", "bytes", 1, 1};
-    svg_line_chart_fprint(mem_open(&m), &c, s, ns);
-    figure(f, &m, k, "The KV cache grows with every token; a fast-weight state has one size at any length.");
+    SvgStyle st = {.marker = marker};
+    svg_styled_chart_fprint(mem_open(&m), &c, NULL, s, NULL, ns, &st);
+    figure(f, &m, k, "The KV cache grows with every token; a fast-weight state has one size at any length. "
+                     "Kinds with the same memory share a line: each has its own marker and dash.");
+    free(marker);
     free(y);
     free(s);
 }

@@ -23,6 +23,12 @@ static const char *const PALETTE[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7"
                                       "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 enum { PALETTE_N = sizeof PALETTE / sizeof PALETTE[0] };
 
+// A title is sized so its width, at most GLYPH_WIDTH x font size per character
+// (bold sans-serif averages ~0.55), stays TITLE_MARGIN inside the image;
+// below TITLE_MIN_PX it is cut instead (with an ellipsis).
+enum { GLYPH_WIDTH_TENTHS = 6, TITLE_MARGIN = 12, TITLE_MIN_PX = 11 };
+enum { TITLE_MAX_CHARS = (W - 2 * TITLE_MARGIN) * 10 / (GLYPH_WIDTH_TENTHS * TITLE_MIN_PX) - 1 };
+
 // Values beyond this are treated as missing: keeps every range computation
 // (hi - lo, lo - pad, rounding to a tick) finite.
 static const double VALUE_LIMIT = 1e300;
@@ -50,6 +56,16 @@ static size_t utf8_len(const unsigned char *s) {
         if (s[i] < 0x80 || s[i] > 0xBF) return 0;
     // U+FFFE and U+FFFF are not XML characters
     if (n == 3 && c == 0xEF && s[1] == 0xBF && (s[2] == 0xBE || s[2] == 0xBF)) return 0;
+    return n;
+}
+
+// characters (UTF-8 sequences; a bad byte counts as one) of s
+static size_t text_chars(const char *s) {
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; n++) {
+        size_t k = utf8_len(p);
+        p += k ? k : 1;
+    }
     return n;
 }
 
@@ -114,9 +130,11 @@ static double nice_step(double raw) {
     return (f < 1.5 ? 1.0 : f < 3.0 ? 2.0 : f < 7.0 ? 5.0 : 10.0) * mag;
 }
 
-// Linear ticks at multiples of a nice step over the values [vlo, vhi].
-static void linear_scheme(Axis *a, double vlo, double vhi) {
+// Linear ticks at multiples of a nice step over the values [vlo, vhi]
+// (integer: a step of at least 1, so an axis of layers has no tick at 1.5).
+static void linear_scheme(Axis *a, double vlo, double vhi, int integer) {
     double step = nice_step((vhi - vlo) / 6);
+    if (integer && step < 1) step = 1;
     a->scheme = TICKS_LINEAR;
     a->step = step;
     double mag = fmax(fabs(vlo), fabs(vhi));
@@ -142,12 +160,16 @@ static int count_mantissas(const Axis *a, int mask) {
 }
 
 // Fits the axis to data in [lo, hi] (plot space); lo > hi means no data.
-static void axis_fit(Axis *a, int log, double lo, double hi) {
+// integer: linear ticks at integers only; from_zero: a linear axis whose data
+// are all >= 0 (or all <= 0) starts (ends) exactly at 0.
+static void axis_fit(Axis *a, int log, double lo, double hi, int integer, int from_zero) {
     memset(a, 0, sizeof *a);
     a->log = log;
     // no data: 0..1, or 1..10 on a log axis (callers pass only usable values,
     // |v| <= VALUE_LIMIT, so lo and hi are otherwise finite and the loops below bounded)
     if (!(lo <= hi) || !isfinite(lo) || !isfinite(hi)) lo = 0, hi = 1;
+    if (from_zero && !log) lo = fmin(lo, 0), hi = fmax(hi, 0);
+    const double data_lo = lo, data_hi = hi;
     double mag = fmax(fabs(lo), fabs(hi));
     if (hi - lo <= mag * 1e-9 || hi - lo < 1e-200) {
         // one value (or values equal to print precision): a window around it
@@ -160,10 +182,11 @@ static void axis_fit(Axis *a, int log, double lo, double hi) {
         lo -= pad;
         hi += pad;
     }
+    if (from_zero && !log) lo = data_lo == 0 ? 0 : lo, hi = data_hi == 0 ? 0 : hi;
     a->lo = lo;
     a->hi = hi;
     if (!log) {
-        linear_scheme(a, lo, hi);
+        linear_scheme(a, lo, hi, integer);
         return;
     }
     static const int MASK_125 = 1 << 1 | 1 << 2 | 1 << 5, MASK_ALL = 0x3FE;
@@ -175,7 +198,7 @@ static void axis_fit(Axis *a, int log, double lo, double hi) {
     } else if (count_mantissas(a, MASK_ALL) >= 3) {
         a->scheme = TICKS_MANTISSAS, a->mantissas = MASK_ALL;
     } else {
-        linear_scheme(a, pow(10.0, lo), pow(10.0, hi));
+        linear_scheme(a, pow(10.0, lo), pow(10.0, hi), integer);
         return;
     }
     a->power = floor(lo) < -4 || ceil(hi) > 5;
@@ -235,6 +258,25 @@ static void put_tick_label(FILE *out, const Axis *a, const Tick *t) {
 // ---------------------------------------------------------------------------
 // the chart
 
+// one SVG_MARK_* shape centred on (x, y), r its half-size, in the enclosing fill
+static void put_marker(FILE *out, int shape, double x, double y, double r) {
+    switch (shape) {
+    case SVG_MARK_SQUARE:
+        fprintf(out, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.1f\" height=\"%.1f\"/>", x - r * 0.85, y - r * 0.85,
+                1.7 * r, 1.7 * r);
+        break;
+    case SVG_MARK_TRIANGLE:
+        fprintf(out, "<path d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fZ\"/>", x, y - r * 1.1, x + r, y + r * 0.8, x - r,
+                y + r * 0.8);
+        break;
+    case SVG_MARK_DIAMOND:
+        fprintf(out, "<path d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fL%.2f %.2fZ\"/>", x, y - r * 1.2, x + r, y, x,
+                y + r * 1.2, x - r, y);
+        break;
+    default: fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\"/>", x, y, r * 0.8);
+    }
+}
+
 // the stroke-dasharray attribute for SvgSeries.dashed: 0 solid, 1 dashed, 2 dotted
 static const char *dash_attr(int dashed) {
     return dashed == 1 ? " stroke-dasharray=\"7 4\"" : dashed == 2 ? " stroke-dasharray=\"2 3\"" : "";
@@ -245,10 +287,12 @@ static const char *series_color(const SvgSeries *s, size_t i) {
     return PALETTE[k % PALETTE_N];
 }
 
-void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
-                           const SvgBand *bands, size_t n) {
+void svg_styled_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
+                             const SvgBand *bands, size_t n, const SvgStyle *st) {
     static const SvgLimits FIT = {0, 0, 0, 0};
+    static const SvgStyle PLAIN = {0};
     if (!lim) lim = &FIT;
+    if (!st) st = &PLAIN;
     // ranges over the usable points only (bands included)
     double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
     size_t drawable = 0;
@@ -270,8 +314,12 @@ void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, c
     if (fixed_x) xlo = c->logx ? log10(lim->xmin) : lim->xmin, xhi = c->logx ? log10(lim->xmax) : lim->xmax;
     if (fixed_y) ylo = c->logy ? log10(lim->ymin) : lim->ymin, yhi = c->logy ? log10(lim->ymax) : lim->ymax;
     Axis ax, ay;
-    axis_fit(&ax, c->logx, xlo, xhi);
-    axis_fit(&ay, c->logy, ylo, yhi);
+    if (st->mark_label && usable(st->mark_x, c->logx) && !fixed_x) {  // the marker is inside the plot
+        double mx = c->logx ? log10(st->mark_x) : st->mark_x;
+        xlo = fmin(xlo, mx), xhi = fmax(xhi, mx);
+    }
+    axis_fit(&ax, c->logx, xlo, xhi, st->xint, 0);
+    axis_fit(&ay, c->logy, ylo, yhi, st->yint, st->yzero && !fixed_y);
 
     const int legend = n > 0;
     const double L = PLOT_L, T = PLOT_T, B = PLOT_B, R = legend ? W - LEGEND_W - 12 : W - 24;
@@ -283,10 +331,13 @@ void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, c
             "font-family=\"sans-serif\" font-size=\"12\">\n",
             W, H, W, H);
     fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H);
-    if (c->title) {
-        fprintf(out, "<text x=\"%.1f\" y=\"26\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">",
-                (L + R) / 2);
-        svg_put_text(out, c->title, 90);
+    if (c->title) {  // centred on the image, in a size that keeps it inside the image
+        size_t chars = text_chars(c->title);
+        double fs = chars ? (W - 2 * TITLE_MARGIN) * 10.0 / (GLYPH_WIDTH_TENTHS * (double)chars) : 16;
+        fs = fs > 16 ? 16 : fs < TITLE_MIN_PX ? TITLE_MIN_PX : floor(fs * 10) / 10;
+        fprintf(out, "<text x=\"%d\" y=\"26\" text-anchor=\"middle\" font-size=\"%.1f\" font-weight=\"bold\">",
+                W / 2, fs);
+        svg_put_text(out, c->title, TITLE_MAX_CHARS);
         fputs("</text>\n", out);
     }
 
@@ -387,14 +438,39 @@ void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, c
             }
             fputs("\"/>\n", out);
         }
-        if (pts <= MARKER_MAX_POINTS) {
+        int marker = st->marker ? st->marker[i] : SVG_MARK_NONE;
+        if (marker || pts <= MARKER_MAX_POINTS) {
             fprintf(out, "<g fill=\"%s\">", col);
             for (size_t j = 0; j < si->n; j++) {
                 if (!usable(si->x[j], c->logx) || !usable(si->y[j], c->logy)) continue;
-                fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%s\"/>", PX(si->x[j]), PY(si->y[j]),
-                        pts == 1 ? "3.5" : "2.5");
+                if (marker) put_marker(out, marker, PX(si->x[j]), PY(si->y[j]), 4);
+                else
+                    fprintf(out, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%s\"/>", PX(si->x[j]), PY(si->y[j]),
+                            pts == 1 ? "3.5" : "2.5");
             }
             fputs("</g>\n", out);
+        }
+        if (st->end_mark && st->end_mark[i]) {  // a cross where the line stops; data-x: the value, for readers and tests
+            size_t last = si->n;
+            for (size_t j = si->n; j-- > 0 && last == si->n;)
+                if (usable(si->x[j], c->logx) && usable(si->y[j], c->logy)) last = j;
+            double ex = PX(si->x[last]), ey = PY(si->y[last]);
+            fprintf(out, "<path class=\"end-mark\" data-x=\"%.17g\" stroke=\"%s\" stroke-width=\"2.5\" "
+                         "d=\"M%.2f %.2fL%.2f %.2fM%.2f %.2fL%.2f %.2f\"/>\n",
+                    si->x[last], col, ex - 6, ey - 6, ex + 6, ey + 6, ex - 6, ey + 6, ex + 6, ey - 6);
+        }
+    }
+    if (st->mark_label && usable(st->mark_x, c->logx)) {  // the vertical marker, over the lines, labelled
+        double mx = PX(st->mark_x);
+        if (mx >= L - 0.5 && mx <= R + 0.5) {
+            fprintf(out, "<line class=\"x-mark\" data-x=\"%.17g\" x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.0f\" "
+                         "stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>\n",
+                    st->mark_x, mx, T, mx, B);
+            int right = mx < (L + R) / 2;  // the label on the side with room
+            fprintf(out, "<text x=\"%.2f\" y=\"%.0f\" text-anchor=\"%s\" fill=\"#000\">", mx + (right ? 5 : -5),
+                    T + 16, right ? "start" : "end");
+            svg_put_text(out, st->mark_label, 40);
+            fputs("</text>\n", out);
         }
     }
 
@@ -414,9 +490,16 @@ void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, c
             double y = ly + 15 + (double)i * LEGEND_ROW;
             fprintf(out, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2.2\"%s/>", lx,
                     y, lx + 24, y, series_color(&s[i], i), dash_attr(s[i].dashed));
+            int marker = st->marker ? st->marker[i] : SVG_MARK_NONE, end = st->end_mark && st->end_mark[i];
+            if (marker) {
+                fprintf(out, "<g fill=\"%s\">", series_color(&s[i], i));
+                put_marker(out, marker, lx + 12, y, 4);
+                fputs("</g>", out);
+            }
             fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">", lx + 30, y + 4);
-            if (s[i].label) svg_put_text(out, s[i].label, LEGEND_CHARS);
+            if (s[i].label) svg_put_text(out, s[i].label, LEGEND_CHARS - (end ? 2 : 0));
             else fprintf(out, "series %zu", i + 1);
+            if (end) fputs(" &#215;", out);
             fputs("</text>\n", out);
         }
         if (rows < n)
@@ -429,16 +512,26 @@ void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, c
 #undef PY
 }
 
+void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
+                           const SvgBand *bands, size_t n) {
+    svg_styled_chart_fprint(out, c, lim, s, bands, n, NULL);
+}
+
 void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, size_t n) {
     svg_band_chart_fprint(out, c, NULL, s, NULL, n);
 }
 
-int svg_band_chart(const char *path, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
-                   const SvgBand *bands, size_t n) {
+int svg_styled_chart(const char *path, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
+                     const SvgBand *bands, size_t n, const SvgStyle *st) {
     AtomicFile a;
     if (atomic_open(&a, path)) return ERR_RUNTIME;
-    svg_band_chart_fprint(a.f, c, lim, s, bands, n);
+    svg_styled_chart_fprint(a.f, c, lim, s, bands, n, st);
     return atomic_commit(&a);
+}
+
+int svg_band_chart(const char *path, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
+                   const SvgBand *bands, size_t n) {
+    return svg_styled_chart(path, c, lim, s, bands, n, NULL);
 }
 
 int svg_line_chart(const char *path, const SvgChart *c, const SvgSeries *s, size_t n) {

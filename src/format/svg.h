@@ -1,6 +1,6 @@
 // svg.h — a small, dependency-free SVG line chart (loss curves, bench plots).
 //
-// 800x500, "nice" 1-2-5 ticks (decades on log axes), grid, tick and axis
+// 800x500, "nice" 1-2-5 ticks (integers only on an axis that counts, SvgStyle), (decades on log axes), grid, tick and axis
 // labels, title, legend, one colour per series from the Okabe-Ito
 // colour-blind-safe palette, optional dashes (val vs train). Viewable in any
 // browser. The file is written atomically (see util/atomic_file.h).
@@ -49,3 +49,21 @@ int svg_band_chart(const char *path, const SvgChart *c, const SvgLimits *lim, co
                    const SvgBand *bands, size_t n);
 void svg_band_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
                            const SvgBand *bands, size_t n);
+
+// What a chart can say besides its lines (all optional: {0} is the plain chart):
+typedef struct {
+    int xint, yint;          // 1: the axis counts things (layers, heads): ticks only at integers
+    int yzero;               // 1: a linear y axis starts (or ends) at 0, so a narrow spread reads true
+    const char *mark_label;  // non-NULL: a dashed vertical line at x = mark_x labelled with this
+    double mark_x;           // text (e.g. the training window's edge); the x axis reaches it
+    const int *marker;       // (n,) or NULL: SVG_MARK_* drawn at every point of that series and in
+                             // its legend row (tells apart lines drawn on top of each other)
+    const int *end_mark;     // (n,) or NULL: 1 = a cross at the series' last drawn point and "×" in
+                             // its legend (a line that stops there: a float16 state overflowed)
+} SvgStyle;
+enum { SVG_MARK_NONE, SVG_MARK_CIRCLE, SVG_MARK_SQUARE, SVG_MARK_TRIANGLE, SVG_MARK_DIAMOND };
+// svg_band_chart with a style (NULL: none).
+int svg_styled_chart(const char *path, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
+                     const SvgBand *bands, size_t n, const SvgStyle *st);
+void svg_styled_chart_fprint(FILE *out, const SvgChart *c, const SvgLimits *lim, const SvgSeries *s,
+                             const SvgBand *bands, size_t n, const SvgStyle *st);

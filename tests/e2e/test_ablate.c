@@ -1,6 +1,8 @@
 // test_ablate.c — `lmtrain ablate`: one row per kind, parameter counts that
 // differ only by the decay logits, identical batch order, and a report that
 // says so (and says otherwise when the batches do differ).
+#include <math.h>
+
 #include "../test.h"
 #include "e2e.h"
 
@@ -228,6 +230,62 @@ static void test_usage_errors(void) {
     CHECK(run_lmtrain(bad) == 2);
 }
 
+// The section of report.html that starts at the heading `h2` (up to the next heading).
+static char *html_section(const char *html, const char *h2) {
+    const char *at = strstr(html, h2);
+    if (!at) return NULL;
+    const char *end = strstr(at + 1, "<h2>");
+    return strndup(at, end ? (size_t)(end - at) : strlen(at));
+}
+
+// report.html's pictures say what they show: in the memory chart linear and
+// linear_decay (the same state size: one line over the other) each have a
+// marker shape and a dash pattern of their own; the horizon chart's layer
+// axis has integer ticks only, its y axis starts at 0 and the block_size line
+// is black, not the palette's pale yellow.
+static void test_report_charts_tell_lines_apart(void) {
+    char a[512], b[512], out[512], rep[600];
+    write_cfg("cl.ini", "linear", "linear", 5);
+    write_cfg("cd.ini", "linear_decay", "linear_decay", 5);
+    tpath(a, sizeof a, "cl.ini");
+    tpath(b, sizeof b, "cd.ini");
+    tpath(out, sizeof out, "abl_charts");
+    char *argv[] = {"ablate", a, b, "--out", out, NULL};
+    CHECK(run_lmtrain(argv) == 0);
+    snprintf(rep, sizeof rep, "%s/report.html", out);
+    char *h = read_all(rep, NULL);
+    CHECK(h != NULL);
+    if (!h) return;
+    char *mem = html_section(h, "<h2>Inference memory against length</h2>");
+    CHECK(mem != NULL);
+    if (mem) {
+        CHECK(strstr(mem, "<circle") != NULL);                           // the first kind's marker
+        CHECK(strstr(mem, "width=\"6.8\" height=\"6.8\"") != NULL);  // the second's: squares
+        CHECK(strstr(mem, "stroke-dasharray=\"7 4\"") != NULL);        // and its dashes
+        CHECK(strstr(mem, "Kinds with the same memory share a line") != NULL);
+        free(mem);
+    }
+    char *hz = html_section(h, "<h2>Memory horizon of the learned decay</h2>");
+    CHECK(hz != NULL);
+    if (hz) {
+        // x tick labels (y = 463, under the plot): integers only
+        size_t labels = 0;
+        for (const char *p = strstr(hz, "\" y=\"463\" text-anchor=\"middle\">"); p;
+             p = strstr(p + 1, "\" y=\"463\" text-anchor=\"middle\">")) {
+            const char *v = strchr(p + 1, '>') + 1;
+            const char *end = strchr(v, '<'), *dot = strchr(v, '.');
+            CHECK(strtod(v, NULL) == floor(strtod(v, NULL)) && (!dot || dot > end));
+            labels++;
+        }
+        CHECK(labels >= 2);
+        CHECK(strstr(hz, "text-anchor=\"end\">0</text>") != NULL);  // the y axis from 0
+        CHECK(strstr(hz, "#F0E442") == NULL && strstr(hz, "stroke=\"#000000\"") != NULL);
+        CHECK(strstr(hz, "block_size (window)") != NULL);
+        free(hz);
+    }
+    free(h);
+}
+
 int main(void) {
     e2e_setup();
     tpath(corpus, sizeof corpus, "corpus.txt");
@@ -238,6 +296,7 @@ int main(void) {
     TEST(test_sweep_table);
     TEST(test_recall_report_charts);
     TEST(test_usage_errors);
+    TEST(test_report_charts_tell_lines_apart);
     e2e_teardown();
     return test_summary();
 }

@@ -122,6 +122,29 @@ static void test_train_tiny_run(void) {
     CHECK(rc == 0);
 }
 
+// Every table ends with one sentence saying what it shows, made from its own
+// numbers: after each capacity and overwrite table (2 feature maps each), and
+// the overwrite verdicts in it match the table's rows.
+static void test_lab_tables_say_what_they_show(void) {
+    char out[512];
+    tpath(out, sizeof out, "lab_sentences");
+    char *argv[] = {"lab", "--out", out, "--trials", "2", NULL};
+    CHECK(run_lmtrain(argv) == 0);
+    CHECK(count_lines(e2e_out, "What it shows: ") == 4);
+    // each sentence closes a table: the next line is blank, a "(" note or the end of the tables
+    for (const char *p = strstr(e2e_out, "What it shows: "); p; p = strstr(p + 1, "What it shows: ")) {
+        const char *prev = p - 2;
+        while (prev > e2e_out && *prev != '\n') prev--;
+        CHECK(strncmp(prev + 1, "  64 ", 5) == 0 || strncmp(prev + 1, "delta-l2   ", 11) == 0);
+    }
+    const char *ow = strstr(e2e_out, "What it shows: a key written twice reads back, at dh = 64, sum: the average "
+                                     "of v1 and v2;");
+    CHECK(ow && line_has(ow, "delta-l2: v2 alone: v1 overwritten. Only delta-l2 replaces the old value"));
+    const char *cap = strstr(e2e_out, "What it shows: the more pairs share the state (N/dh), the less comes back; "
+                                      "at dh = 64");
+    CHECK(cap != NULL);
+}
+
 int main(void) {
     (void)metrics_without_timing, (void)same_params;
     e2e_setup();
@@ -129,6 +152,7 @@ int main(void) {
     TEST(test_lab_gaussian);
     TEST(test_lab_run_keys);
     TEST(test_lab_refusals);
+    TEST(test_lab_tables_say_what_they_show);
     e2e_teardown();
     return test_summary();
 }
