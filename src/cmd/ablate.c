@@ -20,6 +20,7 @@
 #include "cmd/args.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "experiment/estimate.h"
 #include "experiment/plan.h"
 #include "experiment/report.h"
 #include "experiment/results.h"
@@ -336,6 +337,23 @@ static int do_run(const Args *a, const Plan *p, size_t k, RunState state) {
     return rc;
 }
 
+// The estimate of the runs still to train (experiment/estimate.h), printed before the first.
+static int estimate_runs(const Args *a, const Plan *p, const RunState *state, Estimate *e) {
+    Config *cfgs = xcalloc(p->n, sizeof *cfgs);
+    char (*dirs)[4700] = xcalloc(p->n, sizeof *dirs);
+    const char **dirp = xcalloc(p->n, sizeof *dirp);
+    int *todo = xcalloc(p->n, sizeof *todo), rc = 0;
+    for (size_t k = 0; k < p->n && !rc; k++) {
+        snprintf(dirs[k], sizeof dirs[k], "%s/%s", a->out, p->run[k].rel);
+        dirp[k] = dirs[k];
+        todo[k] = state[k] < RUN_TRAINED;
+        if (todo[k]) rc = run_config(a, &p->run[k], &cfgs[k]);
+    }
+    if (!rc) rc = estimate_plan(e, cfgs, dirp, todo, p->n, stdout);
+    free(cfgs), free(dirs), free(dirp), free(todo);
+    return rc;
+}
+
 int cmd_ablate(int argc, char **argv) {
     Args a;
     int rc = parse_args(&a, argc, argv);
@@ -355,7 +373,13 @@ int cmd_ablate(int argc, char **argv) {
     if (!rc) rc = plan_write(&p, a.out);
     if (!rc && to_do == 0) printf("all %zu runs in %s are finished: rebuilding the report without training\n", p.n, a.out);
     train_signals_install();
-    for (size_t k = 0; k < p.n && !rc; k++) rc = do_run(&a, &p, k, state[k]);
+    Estimate est = {0};
+    if (!rc && to_do) rc = estimate_runs(&a, &p, state, &est);
+    for (size_t k = 0; k < p.n && !rc; k++) {
+        estimate_progress(&est, k, stdout);
+        rc = do_run(&a, &p, k, state[k]);
+    }
+    estimate_free(&est);
     free(state);
     if (!rc) {
         Ablation res;
