@@ -187,23 +187,25 @@ recall-long: $(BIN)
 # progress line with ETA), then `lmtrain frontier` reads them all. Each ablate
 # line is printed as it runs; add --plan to one to get its runs as shell lines.
 # Ctrl-C keeps what finished; `make frontier` again continues (--resume).
-# Sized from short measured steps (`ablate` prints the estimate): the default
-# about an hour on 2 idle cores, SEEDS=1 about a third of that;
-# frontier-short (the tour's) a few minutes: SEEDS=1 and FRONTIER_STEPS=200.
+# Sized from short measured steps (`ablate` prints the estimate) and the idle
+# 2-core rate of `make ablation` (README): the default (45 runs of 3 000 steps)
+# about an hour on 2 idle cores, SEEDS=1 about 20 minutes; frontier-short (the
+# tour's) a few minutes: 1 seed, 200 steps, 8 eval batches.
 FRONTIER_CONFIGS := $(patsubst %,configs/frontier_%.ini,softmax linear_decay delta delta_data linear_decay_data)
 FRONTIER_LENGTHS ?= 64 256 1024
 FRONTIER_TOKENS  ?= 1024
-FRONTIER_STEPS   ?= 2500
+FRONTIER_STEPS   ?= 3000
+FRONTIER_EVAL_BATCHES ?= 20
 FRONTIER_OUT     ?= runs/frontier
 define frontier_ablate
-./$(BIN) ablate $(FRONTIER_CONFIGS) --seeds $(SEEDS) --set model.block_size=$(1) --set train.batch_size=$(shell expr $(FRONTIER_TOKENS) / $(1)) --set train.steps=$(FRONTIER_STEPS) --set train.eval_every=$(shell expr $(FRONTIER_STEPS) / 10) --set train.warmup=$(shell expr $(FRONTIER_STEPS) / 25) --set train.checkpoint_every=$(shell expr $(FRONTIER_STEPS) / 5) --out $(FRONTIER_OUT)/ctx$(1) --resume
+./$(BIN) ablate $(FRONTIER_CONFIGS) --seeds $(SEEDS) --set model.block_size=$(1) --set train.batch_size=$(shell expr $(FRONTIER_TOKENS) / $(1)) --set train.steps=$(FRONTIER_STEPS) --set train.eval_batches=$(FRONTIER_EVAL_BATCHES) --set train.eval_every=$(shell expr $(FRONTIER_STEPS) / 10) --set train.warmup=$(shell expr $(FRONTIER_STEPS) / 25) --set train.checkpoint_every=$(shell expr $(FRONTIER_STEPS) / 5) --out $(FRONTIER_OUT)/ctx$(1) --resume
 
 endef
 frontier: data $(BIN)
 	$(foreach T,$(FRONTIER_LENGTHS),$(call frontier_ablate,$(T)))
 	./$(BIN) frontier $(FRONTIER_OUT)
 frontier-short:
-	$(MAKE) frontier SEEDS=1 FRONTIER_STEPS=200 FRONTIER_OUT=runs/frontier_short
+	$(MAKE) frontier SEEDS=1 FRONTIER_STEPS=200 FRONTIER_EVAL_BATCHES=8 FRONTIER_OUT=runs/frontier_short
 
 # report.html opened in a real browser: every chart and table rendered, no
 # parse error, not a blank page (tests/html/render_check.sh; CI runs it)

@@ -43,7 +43,7 @@ static void loss_cells(const char *md, char *out, size_t cap) {
     size_t len = 0;
     for (const char *p = strstr(md, "\n| "); p; p = strstr(p + 1, "\n| ")) {
         const char *c = p + 2;
-        for (int k = 0; k < 3 && c; k++) c = strchr(c + 1, '|');
+        for (int k = 0; k < 2 && c; k++) c = strchr(c + 1, '|');  // past kind and runs
         const char *e = c ? strchr(c + 1, '|') : NULL;
         e = e ? strchr(e + 1, '|') : NULL;
         if (c && e && len < cap) len += (size_t)snprintf(out + len, cap - len, "%.*s\n", (int)(e - c), c);
