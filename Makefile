@@ -197,12 +197,15 @@ FRONTIER_TOKENS  ?= 1024
 FRONTIER_STEPS   ?= 3000
 FRONTIER_EVAL_BATCHES ?= 20
 FRONTIER_OUT     ?= runs/frontier
-define frontier_ablate
-./$(BIN) ablate $(FRONTIER_CONFIGS) --seeds $(SEEDS) --set model.block_size=$(1) --set train.batch_size=$(shell expr $(FRONTIER_TOKENS) / $(1)) --set train.steps=$(FRONTIER_STEPS) --set train.eval_batches=$(FRONTIER_EVAL_BATCHES) --set train.eval_every=$(shell expr $(FRONTIER_STEPS) / 10) --set train.warmup=$(shell expr $(FRONTIER_STEPS) / 25) --set train.checkpoint_every=$(shell expr $(FRONTIER_STEPS) / 5) --out $(FRONTIER_OUT)/ctx$(1) --resume
+frontier_args = $(FRONTIER_CONFIGS) --seeds $(SEEDS) --set model.block_size=$(1) --set train.batch_size=$(shell expr $(FRONTIER_TOKENS) / $(1)) --set train.steps=$(FRONTIER_STEPS) --set train.eval_batches=$(FRONTIER_EVAL_BATCHES) --set train.eval_every=$(shell expr $(FRONTIER_STEPS) / 10) --set train.warmup=$(shell expr $(FRONTIER_STEPS) / 25) --set train.checkpoint_every=$(shell expr $(FRONTIER_STEPS) / 5) --out $(FRONTIER_OUT)/ctx$(1) --resume
+define newline
+
 
 endef
 frontier: data $(BIN)
-	$(foreach T,$(FRONTIER_LENGTHS),$(call frontier_ablate,$(T)))
+	@echo "frontier: the estimate of each context length's ablation first (ablate --estimate), then the runs"
+	@$(foreach T,$(FRONTIER_LENGTHS),./$(BIN) ablate $(call frontier_args,$(T)) --estimate | sed 's/^/ctx$(T): /'$(newline))
+	$(foreach T,$(FRONTIER_LENGTHS),./$(BIN) ablate $(call frontier_args,$(T))$(newline))
 	./$(BIN) frontier $(FRONTIER_OUT)
 frontier-short:
 	$(MAKE) frontier SEEDS=1 FRONTIER_STEPS=200 FRONTIER_EVAL_BATCHES=8 FRONTIER_OUT=runs/frontier_short

@@ -47,7 +47,7 @@ typedef struct {
     const char *out;
     Sweep sweep;
     long seeds;  // 0: the configs' [run] seeds
-    int resume, plan;
+    int resume, plan, estimate;
     long jobs;   // --plan: runs meant to run at once (divides the cores); 0: one per core
     int argc;
     char **argv;
@@ -90,6 +90,7 @@ static int parse_args(Args *a, int argc, char **argv) {
         {"--sweep", ARG_STRING, &sweep, "section.key=v1,v2,...", .help = "train every config again at each value"},
         {"--resume", ARG_FLAG, &a->resume, NULL, .help = "continue an interrupted ablation in DIR"},
         {"--plan", ARG_FLAG, &a->plan, NULL, .help = "print one command per run (for xargs, parallel, Slurm); train nothing"},
+        {"--estimate", ARG_FLAG, &a->estimate, NULL, .help = "print how long the runs still to do should take; train nothing"},
         {"--jobs", ARG_SIZE, &jobs, "J", .help = "with --plan: runs meant to run at once (they share the cores)",
          .lo = 1, .hi = 1000, .shown_default = "one per core"},
     };
@@ -108,6 +109,7 @@ static int parse_args(Args *a, int argc, char **argv) {
     if (a->n_files < 2) return err_set(ERR_USAGE, "ablate needs at least two config files");
     if (a->jobs && !a->plan) return err_set(ERR_USAGE, "ablate: --jobs goes with --plan");
     if (a->plan && a->resume) return err_set(ERR_USAGE, "ablate: --plan and --resume do not go together");
+    if (a->plan && a->estimate) return err_set(ERR_USAGE, "ablate: --plan and --estimate do not go together");
     return 0;
 }
 
@@ -367,6 +369,14 @@ int cmd_ablate(int argc, char **argv) {
     RunState *state = xcalloc(p.n, sizeof *state);
     int to_do = 0;
     rc = check_folders(&a, &p, state, &to_do);  // refusals come before anything is written
+    if (!rc && a.estimate) {  // the estimate alone (e.g. of every ablation make frontier will run)
+        Estimate est = {0};
+        if (to_do) rc = estimate_runs(&a, &p, state, &est);
+        else printf("all %zu runs in %s are finished: nothing to train\n", p.n, a.out);
+        estimate_free(&est);
+        free(state);
+        goto out;
+    }
     DirLock lock = {.fd = -1};                   // one ablation per folder: it writes the plan and the report
     if (!rc) rc = make_dirs(a.out);
     if (!rc) rc = dir_lock_take(&lock, a.out, "ablate into");

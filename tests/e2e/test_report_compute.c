@@ -51,12 +51,19 @@ static void cell(const char *row, int i, char *buf, size_t cap) {
 }
 
 static void test_time_to_loss_table(void) {
+    // --estimate alone: the estimate, and nothing written
+    char *est_only[] = {"ablate", cfgs[0], cfgs[1], "--seeds", "3", "--out", out, "--estimate", NULL};
+    CHECK(run_lmtrain(est_only) == 0);
+    CHECK(strstr(e2e_out, "estimate: about ") && !strstr(e2e_out, "== ablate"));
+    CHECK(!file_exists(out));
     char *argv[] = {"ablate", cfgs[0], cfgs[1], "--seeds", "3", "--out", out, NULL};
     CHECK(run_lmtrain(argv) == 0);
     // the estimate comes before the first run, the overall progress between runs
     const char *est = strstr(e2e_out, "estimate: about "), *first = strstr(e2e_out, "== ablate 1/6");
     CHECK(est && first && est < first && strstr(est, "6 runs") && strstr(est, "short measured step"));
     CHECK(strstr(e2e_out, "-- overall: 3 of 6 runs done") && strstr(e2e_out, "left (estimate; ends near"));
+    CHECK(run_lmtrain(est_only) == 0);
+    CHECK(strstr(e2e_out, "all 6 runs in ") && strstr(e2e_out, "are finished: nothing to train"));
 
     Curve c[KINDS][SEEDS];
     double reach = -INFINITY, start = INFINITY;
