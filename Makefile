@@ -185,7 +185,8 @@ recall-long: $(BIN)
 # FRONTIER_TOKENS / length), FRONTIER_STEPS steps, SEEDS seeds: one ablation per
 # length into $(FRONTIER_OUT)/ctx<N> (each prints its estimate, then an overall
 # progress line with ETA), then `lmtrain frontier` reads them all. Each ablate
-# line is printed as it runs; add --plan to one to get its runs as shell lines.
+# line is printed as it runs; with --plan in place of --resume, one prints its runs
+# as shell lines (for xargs -P, parallel or Slurm, as make recall runs them).
 # Ctrl-C keeps what finished; `make frontier` again continues (--resume).
 # Sized from short measured steps (`ablate` prints the estimate) and the idle
 # 2-core rate of `make ablation` (README): the default (45 runs of 3 000 steps)

@@ -245,7 +245,7 @@ void frontier_svg(const Frontier *f, FILE *out) {
         leg[k] = (SvgLegendEntry){f->kind[k], (int)k + 1};
         for (size_t l = 0; l < f->n_len; l++) {
             const FrontierCell *c = &f->cell[l][k];
-            snprintf(tags[n], sizeof tags[n], "%d", f->length[l]);
+            snprintf(tags[n], sizeof tags[n], "ctx %d", f->length[l]);
             p[n] = (SvgPoint){c->runs ? c->cpu.mean : NAN, c->runs ? c->loss.mean : NAN, c->cpu_lo, c->cpu_hi,
                               c->loss_lo, c->loss_hi, (int)k + 1, tags[n]};
             n++;
