@@ -106,14 +106,18 @@ static int faster(const FrontierCell *c, int judged) {
     return judged ? c->to_base.n > 1 && c->to_base.hi < 1 : c->to_base.ratio < 1;
 }
 
-static void find_crossover(Frontier *f) {
+// The shortest length from which on some kind is faster at every longer
+// length too; of those kinds, the one with the lowest ratio there. With one
+// seed the point estimates decide (the report then claims nothing).
+void frontier_find_crossover(Frontier *f) {
     int judged = f->n_seeds > 1;
     f->crossover_len = 0;
     for (size_t l = 0; l < f->n_len && !f->crossover_len; l++)
-        for (size_t k = 1; k < f->n_kinds && !f->crossover_len; k++) {
+        for (size_t k = 1; k < f->n_kinds; k++) {
             int all = 1;
             for (size_t m = l; m < f->n_len; m++) all &= faster(&f->cell[m][k], judged);
-            if (all) f->crossover_len = f->length[l], f->crossover_kind = k;
+            if (all && (!f->crossover_len || f->cell[l][k].to_base.ratio < f->cell[l][f->crossover_kind].to_base.ratio))
+                f->crossover_len = f->length[l], f->crossover_kind = k;
         }
 }
 
@@ -146,7 +150,7 @@ int frontier_load(Frontier *f, const char *dir) {
         f->n_len = l + 1;
         ablation_free(&a);
     }
-    find_crossover(f);
+    frontier_find_crossover(f);
     return 0;
 }
 
@@ -164,14 +168,16 @@ static void crossover_sentence(const Frontier *f, FILE *out) {
         const FrontierCell *c = NULL;
         for (size_t l = 0; l < f->n_len; l++)
             if (f->length[l] == f->crossover_len) c = &f->cell[l][f->crossover_kind];
-        fprintf(out, "**Crossover: from context %d on, %s reaches %s's final loss in fewer CPU-seconds** (at %d: ",
-                f->crossover_len, f->kind[f->crossover_kind], base, f->crossover_len);
         if (c && c->to_base.n > 1)
-            fprintf(out, "%.2f× %s's CPU-seconds, %.0f %% interval [%.2f, %.2f] over %d paired seeds).\n",
-                    c->to_base.ratio, base, 95.0, c->to_base.lo, c->to_base.hi, c->to_base.n);
+            fprintf(out, "**Crossover: from context %d on, %s reaches %s's final loss in fewer CPU-seconds** (at %d: "
+                         "%.2f× %s's CPU-seconds, %.0f %% interval [%.2f, %.2f] over %d paired seeds).\n",
+                    f->crossover_len, f->kind[f->crossover_kind], base, f->crossover_len, c->to_base.ratio, base,
+                    95.0, c->to_base.lo, c->to_base.hi, c->to_base.n);
         else if (c)
-            fprintf(out, "%.2f× on one seed: no interval, so this is a hint, not a measurement; run 3 seeds).\n",
-                    c->to_base.ratio);
+            fprintf(out, "**No crossover can be claimed from one seed** (no interval). Its point estimates have %s "
+                         "reaching %s's final loss in fewer CPU-seconds from context %d on (%.2f× at %d); run 3 "
+                         "seeds (`make frontier`) to measure it.\n",
+                    f->kind[f->crossover_kind], base, f->crossover_len, c->to_base.ratio, f->crossover_len);
         return;
     }
     int lo = f->length[0], hi = f->length[f->n_len - 1];

@@ -43,6 +43,8 @@ typedef struct {
 // Reads every DIR/ctx<N>/ that holds an ablation.tsv, by increasing N.
 // ERR_USAGE when there is none, or when the lengths do not have the same kinds.
 int frontier_load(Frontier *f, const char *dir);
+// Sets crossover_len (0: none) and crossover_kind from the cells (frontier_load calls it).
+void frontier_find_crossover(Frontier *f);
 // DIR/frontier.md, DIR/frontier.svg and DIR/frontier.html. 0 or ERR_RUNTIME.
 int frontier_write(const Frontier *f, const char *dir);
 void frontier_markdown(const Frontier *f, FILE *out);
