@@ -340,7 +340,9 @@ static int do_run(const Args *a, const Plan *p, size_t k, RunState state) {
 }
 
 // The estimate of the runs still to train (experiment/estimate.h), printed before the first.
-static int estimate_runs(const Args *a, const Plan *p, const RunState *state, Estimate *e) {
+// threads > 0: each run's (a --plan line's); jobs: runs at once.
+static int estimate_runs(const Args *a, const Plan *p, const RunState *state, Estimate *e, int threads, int jobs,
+                         FILE *out) {
     Config *cfgs = xcalloc(p->n, sizeof *cfgs);
     char (*dirs)[4700] = xcalloc(p->n, sizeof *dirs);
     const char **dirp = xcalloc(p->n, sizeof *dirp);
@@ -350,9 +352,28 @@ static int estimate_runs(const Args *a, const Plan *p, const RunState *state, Es
         dirp[k] = dirs[k];
         todo[k] = state[k] < RUN_TRAINED;
         if (todo[k]) rc = run_config(a, &p->run[k], &cfgs[k]);
+        if (threads > 0) cfgs[k].threads = threads;
     }
-    if (!rc) rc = estimate_plan(e, cfgs, dirp, todo, p->n, stdout);
+    if (!rc) rc = estimate_plan(e, cfgs, dirp, todo, p->n, jobs, out);
     free(cfgs), free(dirs), free(dirp), free(todo);
+    return rc;
+}
+
+// --plan: the estimate of the lines whose runs are not trained yet, on stderr
+// (stdout is the plan), for `jobs` at once with the plan's threads each.
+static int estimate_plan_lines(const Args *a, const Plan *p) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long jobs = a->jobs ? a->jobs : cores > 0 ? cores : 1, threads = cores / jobs > 0 ? cores / jobs : 1;
+    RunState *state = xcalloc(p->n, sizeof *state);
+    for (size_t k = 0; k < p->n; k++) {
+        char dir[4700];
+        snprintf(dir, sizeof dir, "%s/%s", a->out, p->run[k].rel);
+        state[k] = run_state(dir);
+    }
+    Estimate est = {0};
+    int rc = estimate_runs(a, p, state, &est, (int)threads, (int)jobs, stderr);
+    estimate_free(&est);
+    free(state);
     return rc;
 }
 
@@ -364,6 +385,7 @@ int cmd_ablate(int argc, char **argv) {
     if ((rc = build_plan(&a, &p))) goto out;
     if (a.plan) {
         if (!(rc = make_dirs(a.out)) && !(rc = plan_write(&p, a.out))) rc = print_plan(&a, &p);
+        if (!rc) rc = estimate_plan_lines(&a, &p);
         goto out;
     }
     RunState *state = xcalloc(p.n, sizeof *state);
@@ -371,7 +393,7 @@ int cmd_ablate(int argc, char **argv) {
     rc = check_folders(&a, &p, state, &to_do);  // refusals come before anything is written
     if (!rc && a.estimate) {  // the estimate alone (e.g. of every ablation make frontier will run)
         Estimate est = {0};
-        if (to_do) rc = estimate_runs(&a, &p, state, &est);
+        if (to_do) rc = estimate_runs(&a, &p, state, &est, 0, 1, stdout);
         else printf("all %zu runs in %s are finished: nothing to train\n", p.n, a.out);
         estimate_free(&est);
         free(state);
@@ -384,7 +406,7 @@ int cmd_ablate(int argc, char **argv) {
     if (!rc && to_do == 0) printf("all %zu runs in %s are finished: rebuilding the report without training\n", p.n, a.out);
     train_signals_install();
     Estimate est = {0};
-    if (!rc && to_do) rc = estimate_runs(&a, &p, state, &est);
+    if (!rc && to_do) rc = estimate_runs(&a, &p, state, &est, 0, 1, stdout);
     for (size_t k = 0; k < p.n && !rc; k++) {
         estimate_progress(&est, k, stdout);
         rc = do_run(&a, &p, k, state[k]);

@@ -96,7 +96,8 @@ void estimate_format(char *buf, size_t cap, double s) {
     else snprintf(buf, cap, "%.0f h %02.0f min", floor(s / 3600), fmod(floor(s / 60), 60));
 }
 
-int estimate_plan(Estimate *e, const Config *cfgs, const char *const *dirs, const int *todo, size_t n, FILE *out) {
+int estimate_plan(Estimate *e, const Config *cfgs, const char *const *dirs, const int *todo, size_t n, int jobs,
+                  FILE *out) {
     memset(e, 0, sizeof *e);
     e->n = n;
     e->run_s = xcalloc(n ? n : 1, sizeof(double));
@@ -129,13 +130,15 @@ int estimate_plan(Estimate *e, const Config *cfgs, const char *const *dirs, cons
     int runs = 0;
     for (size_t k = 0; k < n; k++) runs += todo[k] != 0;
     if (!rc && runs) {
-        char total[64], cpu_total[64];
-        estimate_format(total, sizeof total, e->total_s);
+        char total[64], cpu_total[64], at_once[64] = "";
+        int j = jobs < 1 ? 1 : jobs < runs ? jobs : runs;
+        if (j > 1) snprintf(at_once, sizeof at_once, " (%d at once)", j);
+        estimate_format(total, sizeof total, e->total_s / j);
         estimate_format(cpu_total, sizeof cpu_total, e->cpu_s);
-        fprintf(out, "estimate: about %s of wall time for %d run%s (%ld steps at most; %s of CPU time in training "
-                     "steps) on %d thread%s, from a short measured step of each of %d config%s; the machine's "
-                     "load changes it\n",
-                total, runs, runs == 1 ? "" : "s", steps_total, cpu_total, pool_threads(),
+        fprintf(out, "estimate: about %s of wall time for %d run%s%s (%ld steps at most; %s of CPU time in "
+                     "training steps) on %d thread%s each, from a short measured step of each of %d config%s; the "
+                     "machine's load changes it\n",
+                total, runs, runs == 1 ? "" : "s", at_once, steps_total, cpu_total, pool_threads(),
                 pool_threads() == 1 ? "" : "s", configs, configs == 1 ? "" : "s");
         fflush(out);
     }

@@ -44,8 +44,11 @@ double estimate_run_seconds(const Config *c, double step_wall_s, double step_cpu
 // Measures each distinct config among the runs with todo[k] (configs equal but
 // for run.seed, name and out_dir share a measurement) and prints the whole
 // estimate to `out`. dirs[k]: run k's folder (its checkpoint, if any, says how
-// far it got). 0 or the error of a config's data (then nothing is printed).
-int estimate_plan(Estimate *e, const Config *cfgs, const char *const *dirs, const int *todo, size_t n, FILE *out);
+// far it got). jobs: runs meant to train at once (ablate --plan --jobs; 1 for
+// ablate's own one after the other), which divides the wall time. 0 or the
+// error of a config's data (then nothing is printed).
+int estimate_plan(Estimate *e, const Config *cfgs, const char *const *dirs, const int *todo, size_t n, int jobs,
+                  FILE *out);
 
 // The overall progress line before run k: runs done, time spent, and the time
 // left (the estimate of the runs still to do, scaled by how the finished ones

@@ -56,6 +56,12 @@ static void test_time_to_loss_table(void) {
     CHECK(run_lmtrain(est_only) == 0);
     CHECK(strstr(e2e_out, "estimate: about ") && !strstr(e2e_out, "== ablate"));
     CHECK(!file_exists(out));
+    // --plan (make recall's way): the plan on stdout, its estimate for the jobs at once on stderr
+    char planned[600];
+    snprintf(planned, sizeof planned, "%s_plan", out);
+    char *plan[] = {"ablate", cfgs[0], cfgs[1], "--seeds", "3", "--out", planned, "--plan", "--jobs", "2", NULL};
+    CHECK(run_lmtrain(plan) == 0);
+    CHECK(strstr(e2e_out, "estimate: about ") && strstr(e2e_out, "for 6 runs (2 at once)"));
     char *argv[] = {"ablate", cfgs[0], cfgs[1], "--seeds", "3", "--out", out, NULL};
     CHECK(run_lmtrain(argv) == 0);
     // the estimate comes before the first run, the overall progress between runs
