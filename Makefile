@@ -10,6 +10,8 @@
 #                     RECALL_STEPS steps each, default 500)
 #   make recall-long  recall at 5 000 steps: 8 pairs at head size 8, 32 and 16 pairs at head size
 #                     16 and block 128 (runs/recall_long; ~82 CPU-minutes, ~41 min on 2 idle cores)
+#   make frontier     loss against CPU-seconds, 5 kinds x context 64, 256, 1024 x SEEDS seeds
+#                     (runs/frontier; docs/frontier.md); make frontier-short: a few minutes
 #   make bench        peak FLOP/s, training throughput, cost vs length, generation speed
 #   make bench-compare  lmtrain vs PyTorch training tokens/s on this machine (needs python3-torch)
 #   make fuzz         libFuzzer harnesses, FUZZ_SECONDS each (needs clang)
@@ -62,7 +64,7 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test test-html test-docs tour data ablation recall recall-long bench bench-compare clean
+.PHONY: all test test-html test-docs tour data ablation recall recall-long frontier frontier-short bench bench-compare clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -177,6 +179,38 @@ recall-long: $(BIN)
 	./$(BIN) ablate $(RECALL_LONG_P32) --resume >> runs/recall_long/train.log
 	./$(BIN) ablate $(RECALL_LONG_P16) --resume >> runs/recall_long/train.log
 	@echo "recall-long: runs/recall_long/state8, pairs32 and pairs16: report.md in each"
+
+# The loss-compute frontier (docs/frontier.md): softmax, linear_decay, delta and
+# the two decay = data kinds, pos = none, at each context length in
+# FRONTIER_LENGTHS with FRONTIER_TOKENS training tokens a step (batch_size =
+# FRONTIER_TOKENS / length), FRONTIER_STEPS steps, SEEDS seeds: one ablation per
+# length into $(FRONTIER_OUT)/ctx<N> (each prints its estimate, then an overall
+# progress line with ETA), then `lmtrain frontier` reads them all. Each ablate
+# line is printed as it runs; with --plan in place of --resume, one prints its runs
+# as shell lines (for xargs -P, parallel or Slurm, as make recall runs them).
+# Ctrl-C keeps what finished; `make frontier` again continues (--resume).
+# Sized from short measured steps (`ablate` prints the estimate) and the idle
+# 2-core rate of `make ablation` (README): the default (45 runs of 3 000 steps)
+# about an hour on 2 idle cores, SEEDS=1 about 20 minutes; frontier-short (the
+# tour's) a few minutes: 1 seed, 200 steps, 8 eval batches.
+FRONTIER_CONFIGS := $(patsubst %,configs/frontier_%.ini,softmax linear_decay delta delta_data linear_decay_data)
+FRONTIER_LENGTHS ?= 64 256 1024
+FRONTIER_TOKENS  ?= 1024
+FRONTIER_STEPS   ?= 3000
+FRONTIER_EVAL_BATCHES ?= 20
+FRONTIER_OUT     ?= runs/frontier
+frontier_args = $(FRONTIER_CONFIGS) --seeds $(SEEDS) --set model.block_size=$(1) --set train.batch_size=$(shell expr $(FRONTIER_TOKENS) / $(1)) --set train.steps=$(FRONTIER_STEPS) --set train.eval_batches=$(FRONTIER_EVAL_BATCHES) --set train.eval_every=$(shell expr $(FRONTIER_STEPS) / 10) --set train.warmup=$(shell expr $(FRONTIER_STEPS) / 25) --set train.checkpoint_every=$(shell expr $(FRONTIER_STEPS) / 5) --out $(FRONTIER_OUT)/ctx$(1) --resume
+define newline
+
+
+endef
+frontier: data $(BIN)
+	@echo "frontier: the estimate of each context length's ablation first (ablate --estimate), then the runs"
+	@$(foreach T,$(FRONTIER_LENGTHS),./$(BIN) ablate $(call frontier_args,$(T)) --estimate | sed 's/^/ctx$(T): /'$(newline))
+	$(foreach T,$(FRONTIER_LENGTHS),./$(BIN) ablate $(call frontier_args,$(T))$(newline))
+	./$(BIN) frontier $(FRONTIER_OUT)
+frontier-short:
+	$(MAKE) frontier SEEDS=1 FRONTIER_STEPS=200 FRONTIER_EVAL_BATCHES=8 FRONTIER_OUT=runs/frontier_short
 
 # report.html opened in a real browser: every chart and table rendered, no
 # parse error, not a blank page (tests/html/render_check.sh; CI runs it)

@@ -21,6 +21,7 @@
 #include "cmd/args.h"
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "experiment/estimate.h"
 #include "experiment/plan.h"
 #include "experiment/plan_check.h"
 #include "experiment/report_pairs.h"
@@ -343,6 +344,44 @@ static void remove_stale_temps(const char *out, const Plan *p) {
     if (n) fprintf(stderr, "lmtrain: removed %d temporary file%s left by a writer that was killed\n", n, n == 1 ? "" : "s");
 }
 
+// The estimate of the runs still to train (experiment/estimate.h), printed before the first.
+// threads > 0: each run's (a --plan line's); jobs: runs at once.
+static int estimate_runs(const Args *a, const Plan *p, const RunState *state, Estimate *e, int threads, int jobs,
+                         FILE *out) {
+    Config *cfgs = xcalloc(p->n, sizeof *cfgs);
+    char (*dirs)[4700] = xcalloc(p->n, sizeof *dirs);
+    const char **dirp = xcalloc(p->n, sizeof *dirp);
+    int *todo = xcalloc(p->n, sizeof *todo), rc = 0;
+    for (size_t k = 0; k < p->n && !rc; k++) {
+        snprintf(dirs[k], sizeof dirs[k], "%s/%s", a->out, p->run[k].rel);
+        dirp[k] = dirs[k];
+        todo[k] = state[k] < RUN_TRAINED;
+        if (todo[k]) rc = run_config(a, &p->run[k], &cfgs[k]);
+        if (threads > 0) cfgs[k].threads = threads;
+    }
+    if (!rc) rc = estimate_plan(e, cfgs, dirp, todo, p->n, jobs, out);
+    free(cfgs), free(dirs), free(dirp), free(todo);
+    return rc;
+}
+
+// --plan: the estimate of the lines whose runs are not trained yet, on stderr
+// (stdout is the plan), for `jobs` at once with the plan's threads each.
+static int estimate_plan_lines(const Args *a, const Plan *p) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long jobs = a->jobs ? a->jobs : cores > 0 ? cores : 1, threads = cores / jobs > 0 ? cores / jobs : 1;
+    RunState *state = xcalloc(p->n, sizeof *state);
+    for (size_t k = 0; k < p->n; k++) {
+        char dir[4700];
+        snprintf(dir, sizeof dir, "%s/%s", a->out, p->run[k].rel);
+        state[k] = run_state(dir);
+    }
+    Estimate est = {0};
+    int rc = estimate_runs(a, p, state, &est, (int)threads, (int)jobs, stderr);
+    estimate_free(&est);
+    free(state);
+    return rc;
+}
+
 // --plan: the checks ablate makes before training, the plan recorded under
 // the folder's lock, then the lines.
 static int plan_only(const Args *a, const Plan *p) {
@@ -356,7 +395,8 @@ static int plan_only(const Args *a, const Plan *p) {
     if (!rc) rc = dir_lock_take(&lock, a->out, "plan an ablation in");
     if (!rc && write) rc = plan_write(p, a->out);
     dir_lock_release(&lock);
-    return rc ? rc : print_plan(a, p);
+    if (!rc) rc = print_plan(a, p);
+    return rc ? rc : estimate_plan_lines(a, p);
 }
 
 int cmd_ablate(int argc, char **argv) {
@@ -373,6 +413,14 @@ int cmd_ablate(int argc, char **argv) {
     int to_do = 0, write = 0;
     rc = check_folders(&a, &p, state, &to_do, 1);  // refusals come before anything is written
     if (!rc) rc = check_recorded_plan(&a, &p, &write);
+    if (!rc && a.estimate) {  // the estimate alone (e.g. of every ablation make frontier will run)
+        Estimate est = {0};
+        if (to_do) rc = estimate_runs(&a, &p, state, &est, 0, 1, stdout);
+        else printf("all %zu runs in %s are finished: nothing to train\n", p.n, a.out);
+        estimate_free(&est);
+        free(state);
+        goto out;
+    }
     DirLock lock = {.fd = -1};                      // one ablation per folder: it writes the plan and the report
     if (!rc) rc = make_dirs(a.out);
     if (!rc) rc = dir_lock_take(&lock, a.out, "ablate into");
@@ -380,7 +428,13 @@ int cmd_ablate(int argc, char **argv) {
     if (!rc && write) rc = plan_write(&p, a.out);
     if (!rc && to_do == 0) printf("all %zu runs in %s are finished: rebuilding the report without training\n", p.n, a.out);
     train_signals_install();
-    for (size_t k = 0; k < p.n && !rc; k++) rc = do_run(&a, &p, k, state[k]);
+    Estimate est = {0};
+    if (!rc && to_do) rc = estimate_runs(&a, &p, state, &est, 0, 1, stdout);
+    for (size_t k = 0; k < p.n && !rc; k++) {
+        estimate_progress(&est, k, stdout);
+        rc = do_run(&a, &p, k, state[k]);
+    }
+    estimate_free(&est);
     free(state);
     Ablation res;
     int loaded = 0;

@@ -19,7 +19,7 @@ typedef struct {
     const char *out;
     Sweep sweep;
     long seeds;  // 0: the configs' [run] seeds
-    int resume, plan;
+    int resume, plan, estimate;  // estimate: print how long the runs still to do should take; train nothing
     long jobs;   // --plan: runs meant to run at once (divides the cores); 0: one per core
     int argc;
     char **argv;

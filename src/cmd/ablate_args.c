@@ -87,6 +87,7 @@ int ablate_parse_args(Args *a, int argc, char **argv) {
          .help = "train every config again at each value (one --sweep per ablation)"},
         {"--resume", ARG_FLAG, &a->resume, NULL, .help = "continue an interrupted ablation in DIR"},
         {"--plan", ARG_FLAG, &a->plan, NULL, .help = "print one command per run (for xargs, parallel, Slurm); train nothing"},
+        {"--estimate", ARG_FLAG, &a->estimate, NULL, .help = "print how long the runs still to do should take; train nothing"},
         {"--jobs", ARG_SIZE, &jobs, "J", .help = "with --plan: runs meant to run at once (they share the cores)",
          .lo = 1, .hi = 1000, .shown_default = "one per core"},
     };
@@ -115,6 +116,7 @@ int ablate_parse_args(Args *a, int argc, char **argv) {
     if ((rc = check_sets(a))) return rc;
     if (a->jobs && !a->plan) return err_set(ERR_USAGE, "ablate: --jobs goes with --plan");
     if (a->plan && a->resume) return err_set(ERR_USAGE, "ablate: --plan and --resume do not go together");
+    if (a->plan && a->estimate) return err_set(ERR_USAGE, "ablate: --plan and --estimate do not go together");
     return 0;
 }
 

@@ -8,6 +8,7 @@ const Command commands[] = {
     {"train", cmd_train, "train one run (the default: `lmtrain --config FILE` is the same)"},
     {"ablate", cmd_ablate, "train several configs alike (with N seeds each) and compare them"},
     {"report", cmd_report, "an ablation's report from its finished runs"},
+    {"frontier", cmd_frontier, "loss against CPU-seconds across context lengths (make frontier)"},
     {"sample", cmd_sample, "generate text from a trained run"},
     {"eval", cmd_eval, "exact validation loss over the whole split, and by position"},
     {"inspect", cmd_inspect, "fast-weight diagnostics of a trained run"},

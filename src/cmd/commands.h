@@ -7,6 +7,7 @@
 int cmd_train(int argc, char **argv);
 int cmd_ablate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_frontier(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);

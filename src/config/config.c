@@ -140,6 +140,8 @@ static const Field FIELDS[] = {
     INT("train", "eval_batches", eval_batches, 1, 1 << 20, 0),
     INT("train", "log_every", log_every, 1, INT_MAX, 0),
     INT("train", "checkpoint_every", checkpoint_every, 1, INT_MAX, 0),
+    // 0 = no CPU budget (never written then); a value given must be > 0 (validate)
+    DBL("train", "cpu_seconds", cpu_seconds, 0, 0, INFINITY, 0, 0),
     ENUM("train", "precision", precision, precision_names, 0),
 };
 enum { N_FIELDS = sizeof FIELDS / sizeof FIELDS[0] };
@@ -189,12 +191,15 @@ void config_defaults(Config *c) {
     c->log_every = 10;
     c->checkpoint_every = 500;
     c->precision = PRECISION_FP32;
+    c->cpu_seconds = 0;
+    c->steps_given = c->cpu_seconds_given = 0;
     c->key_norm_given = c->feature_map_given = 0;  // softmax's: sum, elu1 (follow_kind)
 }
 
 void config_defaults_record(Config *c) {
     config_defaults(c);
     c->key_norm_given = c->feature_map_given = 1;
+    c->steps_given = 1;  // a record's steps was resolved when it was written
 }
 
 // The keys whose default depends on the kind take it, unless given. Run after
@@ -211,6 +216,8 @@ static void follow_kind(Config *c) {
 static void mark_given(Config *c, int i) {
     if (FIELDS[i].off == OFF(key_norm)) c->key_norm_given = 1;
     if (FIELDS[i].off == OFF(feature_map)) c->feature_map_given = 1;
+    if (FIELDS[i].off == OFF(steps)) c->steps_given = 1;
+    if (FIELDS[i].off == OFF(cpu_seconds)) c->cpu_seconds_given = 1;
 }
 
 // ---------------------------------------------------------------------------
@@ -957,6 +964,16 @@ static void validate(const Config *c, const Origin *o) {
         if (4LL * c->pairs > c->block_size)
             FAIL("data.pairs", "model.block_size", "[data] pairs %d does not fit in [model] block_size %d (needs 4*pairs <= block_size)", c->pairs, c->block_size);
     }
+    // A CPU budget: the run stops when its training CPU time reaches it or at
+    // `steps`, whichever comes first, and `steps` stays the LR schedule's
+    // length. So steps must be a number the user chose, not the default.
+    if (c->cpu_seconds_given && !(c->cpu_seconds > 0))
+        FAIL("train.cpu_seconds", NULL, "[train] cpu_seconds = %g: a CPU budget must be more than 0 seconds "
+             "(leave the key out to train for `steps`)", c->cpu_seconds);
+    else if (c->cpu_seconds > 0 && !c->steps_given)
+        FAIL("train.cpu_seconds", "train.steps", "[train] cpu_seconds = %g needs [train] steps given too: with a "
+             "CPU budget, steps is the cap and the length of the learning-rate schedule (the run stops at "
+             "whichever comes first)", c->cpu_seconds);
     if (c->min_lr > c->lr)
         FAIL("train.min_lr", "train.lr", "[train] min_lr %g is larger than lr %g", c->min_lr, c->lr);
 
@@ -1077,6 +1094,7 @@ int config_write(const Config *c, FILE *f) {
             fprintf(f, "\n[%s]\n", fd->section);
             section = fd->section;
         }
+        if (fd->off == OFF(cpu_seconds) && c->cpu_seconds == 0) continue;  // no CPU budget: as before the key
         fprintf(f, "%-16s = ", fd->key);
         write_value(f, c, fd);
         fputc('\n', f);

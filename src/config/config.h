@@ -74,6 +74,8 @@ typedef struct {
     int eval_batches;     // 20 (>= 1)
     int log_every;        // 10 (>= 1)
     int checkpoint_every; // 500 (>= 1)
+    double cpu_seconds;   // 0 = none; > 0: stop when training's CPU time reaches it (steps: the cap
+                          // and the schedule's length, and then it must be given explicitly)
     Precision precision;  // fp32; bf16: the matmuls' operands in bf16 (refused on a CPU without AVX-512 BF16)
 
     // Whether the file or a --set named [attention] key_norm and feature_map.
@@ -81,6 +83,8 @@ typedef struct {
     // attn_default_feature_map), re-applied after each layer, so the fields
     // above always hold the effective value and config_write records it.
     int key_norm_given, feature_map_given;
+    // Whether a layer named [train] steps / cpu_seconds (a CPU budget needs an explicit steps).
+    int steps_given, cpu_seconds_given;
 } Config;
 
 // Fills every field with its default (name empty, path empty).

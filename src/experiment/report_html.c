@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "experiment/report.h"
+#include "experiment/report_compute.h"
 #include "experiment/report_extras.h"
 #include "format/md_html.h"
 #include "format/svg.h"
@@ -187,6 +188,11 @@ void report_html(const Ablation *a, FILE *f) {
         report_diff_curves_fprint(a, mem_open(&m));
         figure(f, &m, &k, "Each kind's validation loss minus the baseline's with the same seed (mean, min–max "
                           "band over seeds): the seed-to-seed offset both share cancels; below 0 is better.");
+    }
+    if (report_has_compute(a)) {
+        report_compute_curves_fprint(a, mem_open(&m));
+        figure(f, &m, &k, "Validation loss against the training CPU-seconds each kind spent (mean over seeds, "
+                          "min–max band): the kinds at equal compute rather than equal steps.");
     }
     if (report_has_acc_curves(a)) {
         fputs("<h2>Recall accuracy</h2>\n", f);

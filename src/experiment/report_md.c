@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "experiment/report.h"
+#include "experiment/report_compute.h"
 #include "experiment/report_pairs.h"
 #include "train/summary.h"
 #include "util/format_bytes.h"
@@ -147,6 +148,7 @@ void report_markdown(const Ablation *a, FILE *f) {
                    "the finished ones.\n", missing, a->n_run);
     fputc('\n', f);
     main_table(f, a);
+    report_compute_markdown(a, f);  // timing figures stay with the first table's, before the paired sections
     report_pairs_md(a, f);
     memory_table(f, a);
     sweep_table(f, a);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "experiment/report.h"
+#include "experiment/report_compute.h"
 #include "format/svg.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
@@ -223,6 +224,7 @@ int report_write(const Ablation *a, const char *dir) {
     if ((rc = curves(a, path, 1))) return rc;
     snprintf(path, sizeof path, "%s/curves_diff.svg", dir);
     if (a->n_main > 1 && (rc = diff_curves(a, path))) return rc;
+    if ((rc = report_compute_write(a, dir))) return rc;
     if ((rc = atomic_open_in(&f, dir, "report.html"))) return rc;
     report_html(a, f.f);
     return atomic_commit(&f);

@@ -282,6 +282,8 @@ static const char *dash_attr(int dashed) {
     return dashed == 1 ? " stroke-dasharray=\"7 4\"" : dashed == 2 ? " stroke-dasharray=\"2 3\"" : "";
 }
 
+const char *svg_palette(int k) { return PALETTE[(size_t)(k > 0 ? k - 1 : 0) % PALETTE_N]; }
+
 static const char *series_color(const SvgSeries *s, size_t i) {
     size_t k = s->color > 0 ? (size_t)(s->color - 1) : i;
     return PALETTE[k % PALETTE_N];

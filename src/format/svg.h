@@ -32,6 +32,8 @@ int svg_line_chart(const char *path, const SvgChart *c, const SvgSeries *s, size
 // Text escaped for XML (& < > " '), invalid UTF-8 replaced, cut with an
 // ellipsis after max_chars characters. For other SVG writers.
 void svg_put_text(FILE *out, const char *s, size_t max_chars);
+// Palette colour k >= 1 (as SvgSeries.color), "#rrggbb": for other SVG writers.
+const char *svg_palette(int k);
 // The same document written to a stream (for embedding or tests).
 void svg_line_chart_fprint(FILE *out, const SvgChart *c, const SvgSeries *s, size_t n);
 

@@ -10,7 +10,8 @@
 
 // TrainState as explicit little-endian 8-byte fields (never a raw struct dump:
 // padding and field order would then be part of the file format).
-#define STATE_FIELDS 13
+#define STATE_FIELDS 14
+#define STATE_FIELDS_V3 13
 #define STATE_FIELDS_V2 11
 static void state_pack(const TrainState *s, unsigned char out[STATE_FIELDS * 8]) {
     uint64_t f[STATE_FIELDS];
@@ -27,11 +28,12 @@ static void state_pack(const TrainState *s, unsigned char out[STATE_FIELDS * 8])
     f[10] = s->batch_hash;
     f[11] = s->data_bytes;
     f[12] = s->data_hash;
+    memcpy(&f[13], &s->cpu_s, 8);
     for (int i = 0; i < STATE_FIELDS; i++)
         for (int b = 0; b < 8; b++) out[i * 8 + b] = (unsigned char)(f[i] >> (8 * b));
 }
 
-// `fields`: STATE_FIELDS, or STATE_FIELDS_V2 for a version-2 checkpoint
+// `fields`: STATE_FIELDS, or STATE_FIELDS_V3 / _V2 for an older checkpoint (the fields it lacks are 0)
 static void state_unpack(const unsigned char *in, int fields, TrainState *s) {
     uint64_t f[STATE_FIELDS] = {0};
     for (int i = 0; i < fields; i++) {
@@ -51,6 +53,7 @@ static void state_unpack(const unsigned char *in, int fields, TrainState *s) {
     s->batch_hash = f[10];
     s->data_bytes = f[11];
     s->data_hash = f[12];
+    memcpy(&s->cpu_s, &f[13], 8);
 }
 
 static char *config_text(const Config *c, size_t *len) {
@@ -93,7 +96,7 @@ static int open_checked(const char *path, BinFile *f) {
 // The state section of an open checkpoint, unpacked; NULL (err_set) if it is
 // missing or has the wrong size for the file's version.
 static int get_state(const BinFile *f, TrainState *s) {
-    int fields = f->version == 2 ? STATE_FIELDS_V2 : STATE_FIELDS;
+    int fields = f->version == 2 ? STATE_FIELDS_V2 : f->version == 3 ? STATE_FIELDS_V3 : STATE_FIELDS;
     const unsigned char *st = binfile_get(f, "state", (size_t)fields * 8);
     if (!st) return 0;
     memset(s, 0, sizeof *s);

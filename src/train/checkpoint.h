@@ -13,7 +13,7 @@
 #include "model/model.h"
 #include "train/optimizer.h"
 
-#define CHECKPOINT_VERSION 3u  // 2: the state gained batch_hash; 3: data_bytes, data_hash
+#define CHECKPOINT_VERSION 4u  // 2: the state gained batch_hash; 3: data_bytes, data_hash; 4: cpu_s
 #define CHECKPOINT_OLDEST 2u   // still read: a version-2 state is version 3's without the data fields
 
 typedef struct {
@@ -31,6 +31,8 @@ typedef struct {
                               // runs exactly when they saw the same batches in order
     uint64_t data_bytes;      // dataset_fingerprint of the data it trained on (version 3;
     uint64_t data_hash;       // both 0 when read from a version-2 checkpoint: unknown)
+    double cpu_s;             // training CPU time so far, summed over the sessions (version 4;
+                              // 0 when read from an older checkpoint: its CPU time is unknown)
 } TrainState;
 
 int checkpoint_save(const char *path, const Model *m, const AdamW *o, const TrainState *s);

@@ -12,8 +12,8 @@
 #include "util/err.h"
 
 static void header(const Metrics *m, FILE *f) {
-    fprintf(f, "step,tokens,lr,train_loss,val_loss,%sgrad_norm,tokens_per_s,elapsed_s",
-            m->has_acc ? "val_acc," : "");
+    fprintf(f, "step,tokens,lr,train_loss,val_loss,%sgrad_norm,tokens_per_s,elapsed_s%s",
+            m->has_acc ? "val_acc," : "", m->has_cpu ? ",cpu_s" : "");
     for (int l = 0; l < m->layers && m->has_lambda; l++) fprintf(f, ",lambda_%d", l);
     for (int l = 0; l < m->layers && m->has_state; l++) fprintf(f, ",state_norm_%d", l);
     fputc('\n', f);
@@ -28,8 +28,17 @@ static char *slurp(const char *path, size_t *len) {
     return read_regular(path, "metrics file", METRICS_MAX_BYTES, &buf, len) ? NULL : buf;
 }
 
+// Whether a header line names the column `name`.
+static int header_has(const char *line, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = line; p && *p && *p != '\n'; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\n' || !p[n])) return 1;
+    return 0;
+}
+
 // Rewrites path keeping the header and the rows whose step <= keep_step.
-static int truncate_rows(const char *path, long keep_step) {
+// *has_cpu: whether its header has the cpu_s column (a file from before it has not).
+static int truncate_rows(const char *path, long keep_step, int *has_cpu) {
     size_t len = 0;
     char *text = slurp(path, &len);
     if (!text) return err_wrap(ERR_RUNTIME, "--resume: ");
@@ -44,6 +53,7 @@ static int truncate_rows(const char *path, long keep_step) {
         next = strchr(line, '\n');
         if (next) *next++ = 0;
         if (!next) break;  // an unterminated last line was being written when the run died
+        if (first) *has_cpu = header_has(line, "cpu_s");
         if (first || strtol(line, NULL, 10) <= keep_step) fprintf(a.f, "%s\n", line);
         first = 0;
     }
@@ -58,9 +68,10 @@ int metrics_open(Metrics *m, const char *path, int layers, int has_lambda, int h
     m->has_lambda = has_lambda;
     m->has_state = has_state;
     m->has_acc = has_acc;
+    m->has_cpu = 1;
     m->path = xstrdup(path);
     if (resume) {
-        int rc = truncate_rows(path, keep_step);
+        int rc = truncate_rows(path, keep_step, &m->has_cpu);
         if (rc) return rc;
     }
     int fd, rc = open_regular_output(path, !resume, &fd);
@@ -89,6 +100,7 @@ int metrics_write(Metrics *m, const MetricsRow *r) {
     cell(f, "%.6f", r->grad_norm);
     cell(f, "%.1f", r->tokens_per_s);
     cell(f, "%.3f", r->elapsed_s);
+    if (m->has_cpu) cell(f, "%.6f", r->cpu_s);  // a tiny step takes well under a millisecond
     for (int l = 0; l < m->layers && m->has_lambda; l++) cell(f, "%.6f", r->lambda[l]);
     for (int l = 0; l < m->layers && m->has_state; l++) cell(f, "%.6g", r->state_norm[l]);
     fputc('\n', f);

@@ -9,6 +9,7 @@ typedef struct {
     long step;
     unsigned long long tokens;
     double lr, train_loss, val_loss, val_acc, grad_norm, tokens_per_s, elapsed_s;  // NaN = empty
+    double cpu_s;              // process CPU time of the training steps so far (elapsed_s: their wall time)
     const double *lambda;      // (layers) mean λ over heads, or NULL
     const double *state_norm;  // (layers) mean ||S|| at the last position, or NULL
 } MetricsRow;
@@ -17,6 +18,7 @@ typedef struct {
     FILE *f;
     char *path;
     int layers, has_lambda, has_state, has_acc;
+    int has_cpu;  // the cpu_s column: always in a new file; a resumed file written before it keeps its columns
 } Metrics;
 
 // Opens path for appending rows. fresh: writes the header. resume: keeps the

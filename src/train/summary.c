@@ -59,6 +59,13 @@ int write_run_outputs(const char *run_dir, const Model *m, const TrainState *st)
     if (c->task == TASK_RECALL) fprintf(f, "final val acc     %.4f\n", metrics_last(&t, "val_acc"));
     fprintf(f, "tokens/s          %.0f (training steps only, %d threads)\n", tokens_per_s, pool_threads());
     fprintf(f, "training time     %.1f s\n", st->elapsed_s);
+    fprintf(f, "training CPU time %.1f s (process CPU time of the training steps, all threads)\n", st->cpu_s);
+    if (c->cpu_seconds > 0)
+        fprintf(f, "budget            cpu_seconds %g: stopped at step %llu of at most %d (%s)\n", c->cpu_seconds,
+                (unsigned long long)st->step, c->steps,
+                st->cpu_s >= c->cpu_seconds ? "the CPU budget was spent" : "the step cap came first");
+    else
+        fprintf(f, "budget            steps %d\n", c->steps);
     fprintf(f, "batch fingerprint %016llx (equal across runs that saw the same batches)\n",
             (unsigned long long)st->batch_hash);
     fprintf(f, "inference memory per sequence (%s, all %zu layers):\n",

@@ -52,6 +52,14 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+// Process CPU time: every thread of this process, and nothing of the other
+// processes sharing the machine (so a busy neighbour leaves it unchanged).
+static double cpu_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 // ============================================================================
 // Non-finite values: name the first activation or gradient that went bad.
 // ============================================================================
@@ -192,6 +200,7 @@ static int log_row(Run *r, double lr, double norm, double val, double acc, doubl
         .grad_norm = norm,
         .tokens_per_s = tok_s,
         .elapsed_s = r->st.elapsed_s,
+        .cpu_s = r->st.cpu_s,
         .lambda = model_has_decay(&r->model) ? r->lambda : NULL,
         .state_norm = r->model.kind->last_state_norm ? r->state_norm : NULL,
     };
@@ -199,6 +208,9 @@ static int log_row(Run *r, double lr, double norm, double val, double acc, doubl
     r->st.loss_count = 0;
     return metrics_write(&r->metrics, &row);
 }
+
+// A CPU budget ([train] cpu_seconds) is spent: the run ends at this step boundary.
+static int budget_spent(const Run *r) { return r->c->cpu_seconds > 0 && r->st.cpu_s >= r->c->cpu_seconds; }
 
 static int loop(Run *r, Progress *pr) {
     const Config *c = r->c;
@@ -215,9 +227,9 @@ static int loop(Run *r, Progress *pr) {
         r->st.best_val = val;
         if (!interrupt_requested()) progress_eval(pr, 0, val, acc);
     }
-    while (r->st.step < (uint64_t)c->steps) {
+    while (r->st.step < (uint64_t)c->steps && !budget_spent(r)) {
         long step = (long)r->st.step;
-        double t0 = now_s();
+        double t0 = now_s(), c0 = cpu_now_s();
         dataset_batch(r->data, SPLIT_TRAIN, &r->rng, B, T, r->graph.tokens, r->graph.targets);
         r->st.batch_hash = batch_hash_update(r->st.batch_hash, r->graph.tokens, r->graph.targets, B * T);
         StepStats ss;
@@ -229,9 +241,12 @@ static int loop(Run *r, Progress *pr) {
         r->st.loss_sum += loss;
         r->st.loss_count++;
         r->st.rng = r->rng.s;
+        // training steps only, as elapsed_s: evaluation is measurement, not training compute
+        r->st.cpu_s += cpu_now_s() - c0;
         r->st.elapsed_s += now_s() - t0;
         long done = (long)r->st.step;
-        int is_eval = done % c->eval_every == 0 || done == c->steps;
+        int last = done == c->steps || budget_spent(r);
+        int is_eval = done % c->eval_every == 0 || last;
         int is_log = is_eval || done % c->log_every == 0;
         if (is_log) {
             telemetry(r);  // before eval: the state norms of this training batch
@@ -253,7 +268,7 @@ static int loop(Run *r, Progress *pr) {
         progress_step(pr, done, loss, r->st.tokens, r->st.elapsed_s);
         pause_point("step", NULL);
         int sig = interrupt_requested();
-        if (done % c->checkpoint_every == 0 || done == c->steps || sig || pr->err)
+        if (done % c->checkpoint_every == 0 || last || sig || pr->err)
             if ((rc = save(r))) return rc;
         if (sig) {
             progress_done(pr);

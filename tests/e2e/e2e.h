@@ -259,17 +259,30 @@ static inline double csv_field(const char *line, int col) {
     return strtod(p, NULL);
 }
 
-// metrics.csv with the two wall-clock columns (tokens_per_s, elapsed_s)
+// The index of the column `name` in a CSV text's header line, or -1.
+static inline int csv_column(const char *text, const char *name) {
+    int i = 0;
+    for (const char *p = text; *p && *p != '\n'; i++) {
+        size_t n = strcspn(p, ",\n");
+        if (n == strlen(name) && !strncmp(p, name, n)) return i;
+        p += n;
+        if (*p == ',') p++;
+    }
+    return -1;
+}
+
+// metrics.csv with the timing columns (tokens_per_s, elapsed_s, cpu_s)
 // blanked: everything else must be bit-identical between equivalent runs.
 static inline char *metrics_without_timing(const char *path) {
     char *text = read_all(path, NULL);
     if (!text) return NULL;
     // find the column indices from the header
-    int c_tps = -1, c_el = -1, col = 0;
+    int c_tps = -1, c_el = -1, c_cpu = -1, col = 0;
     for (char *p = text; *p && *p != '\n'; p++) {
         if (p == text || p[-1] == ',') {
             if (!strncmp(p, "tokens_per_s,", 13) || !strncmp(p, "tokens_per_s\n", 13)) c_tps = col;
             if (!strncmp(p, "elapsed_s,", 10) || !strncmp(p, "elapsed_s\n", 10)) c_el = col;
+            if (!strncmp(p, "cpu_s,", 6) || !strncmp(p, "cpu_s\n", 6)) c_cpu = col;
         }
         if (*p == ',') col++;
     }
@@ -286,7 +299,7 @@ static inline char *metrics_without_timing(const char *path) {
             *o++ = *p;
             continue;
         }
-        if (col != c_tps && col != c_el) *o++ = *p;
+        if (col != c_tps && col != c_el && col != c_cpu) *o++ = *p;
     }
     *o = 0;
     free(text);

@@ -70,10 +70,11 @@ static void test_three_way_report(void) {
     size_t svgs = 0, tables = 0;
     for (char *p = strstr(h, "<svg"); p; p = strstr(p + 1, "<svg")) svgs++;
     for (char *p = strstr(h, "<table>"); p; p = strstr(p + 1, "<table>")) tables++;
-    CHECK(svgs == 6);     // loss zoomed and full, paired difference, loss by position, λ horizons, memory
+    CHECK(svgs == 7);     // loss zoomed and full, paired difference, loss against CPU-seconds, loss by
+                          // position, λ horizons, memory
     CHECK(strstr(h, "Val loss minus softmax&#39;s, same seed") != NULL);  // the difference chart, baseline softmax
     CHECK(!strstr(h, "Recall accuracy") && !strstr(h, "val accuracy"));  // text runs log no accuracy
-    CHECK(tables == 4);   // main, paired differences, memory, every run
+    CHECK(tables == 6);   // main, CPU-seconds to a loss, budgets, paired differences, memory, every run
     CHECK(strstr(h, "<td>linear_decay</td>") != NULL);
     CHECK(!strstr(h, "<script") && !strstr(h, "src=") && !strstr(h, "href=") && !strstr(h, "@import"));
     CHECK(!strstr(h, "Not available: no kind"));  // linear_decay has a λ: its horizon is drawn
@@ -203,7 +204,7 @@ static void test_recall_report_charts(void) {
     if (!h) return;
     size_t svgs = 0;
     for (char *p = strstr(h, "<svg"); p; p = strstr(p + 1, "<svg")) svgs++;
-    CHECK(svgs == 8);  // the text report's 6, accuracy against step, accuracy against pairs
+    CHECK(svgs == 9);  // the text report's 7, accuracy against step, accuracy against pairs
     double x[32], y[32];
     int nx, ny;
     CHECK(chart_ticks(h, "Validation accuracy (mean of 2 seeds", x, &nx, y, &ny) == 0);
