@@ -63,6 +63,10 @@ static void test_sweep_refusals(void) {
     refused(twice, 2, "the value 2e-3 is given twice", out);
     char *same[] = {"ablate", cs, cl, "--sweep", "train.lr=2e-3,0.002", "--out", out, NULL};
     refused(same, 2, "the values 2e-3 and 0.002 give the same configuration", out);
+    char *apart[] = {"ablate", cs, cl, "--sweep", "train.lr=2e-3,1e-3,0.002", "--out", out, NULL};  // not neighbours
+    refused(apart, 2, "the values 2e-3 and 0.002 give the same configuration", out);
+    char *twice_apart[] = {"ablate", cs, cl, "--sweep", "train.lr=2e-3,1e-3,2e-3", "--out", out, NULL};
+    refused(twice_apart, 2, "the value 2e-3 is given twice", out);
     char *two[] = {"ablate", cs, cl, "--sweep", "train.lr=1e-3,2e-3", "--sweep", "model.d_model=8,16", "--out", out, NULL};
     refused(two, 2, "one --sweep per ablation", out);
     char *set[] = {"ablate", cs, cl, "--set", "train.lr=1e-3", "--sweep", "train.lr=2e-3,3e-3", "--out", out, NULL};
@@ -337,6 +341,37 @@ static void test_nan_val_loss_refused(void) {
     free(orig);
 }
 
+// A run trained but not evaluated (its eval/summary.txt gone) is named and
+// left out of every figure: the linear row counts one seed, not two.
+static void test_unevaluated_run_not_counted(void) {
+    char p[700], away[720];
+    snprintf(p, sizeof p, "%s/l/seed6/eval/summary.txt", fin);
+    snprintf(away, sizeof away, "%s.away", p);
+    CHECK(rename(p, away) == 0);
+    char *argv[] = {"report", fin, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 0);
+    CHECK(strstr(e2e_out, "l/seed6") != NULL);
+    snprintf(p, sizeof p, "%s/report.md", fin);
+    char *md = read_all(p, NULL);
+    // the row's eval-batches val loss is seed 5's last, alone (its val_loss column found by header name)
+    snprintf(p, sizeof p, "%s/l/seed5/metrics.csv", fin);
+    char *csv = read_all(p, NULL), want[64] = "?";
+    int col = -1, c = 0;
+    for (char *q = csv; q && *q != '\n'; q++)
+        if (q == csv || q[-1] == ',') col = !strncmp(q, "val_loss,", 9) ? c : col, c++;
+    char *last = NULL;
+    for (char *q = csv ? strchr(csv, '\n') : NULL; q && q[1]; q = strchr(q + 1, '\n')) last = q + 1;
+    for (int k = 0; last && k < col; k++) last = strchr(last, ',') + 1;
+    if (last && col >= 0) snprintf(want, sizeof want, "\n| linear | 1 | %.4f |", strtod(last, NULL));
+    CHECK(md && strstr(md, want) && strstr(md, "\n| softmax | 2 |"));
+    if (!md || !strstr(md, want)) fprintf(stderr, "exit %d, want \"%s\"\n%s\n%s\n", rc, want + 1, e2e_out, md ? md : "");
+    free(csv);
+    free(md);
+    snprintf(p, sizeof p, "%s/l/seed6/eval/summary.txt", fin);
+    CHECK(rename(away, p) == 0);
+}
+
 // A '|' in a folder found without a plan (or in an edited plan) would shift
 // the report's columns: refused by name.
 static void test_pipe_in_found_folder(void) {
@@ -464,6 +499,7 @@ int main(void) {
     TEST(test_nonfinite_eval_refused);
     TEST(test_truncated_metrics_refused);
     TEST(test_nan_val_loss_refused);
+    TEST(test_unevaluated_run_not_counted);
     TEST(test_plan_file_fifo);
     TEST(test_pipe_in_found_folder);
     TEST(test_stale_temps_removed);
