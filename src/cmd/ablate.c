@@ -337,9 +337,7 @@ static void remove_stale_temps(const char *out, const Plan *p) {
     int n = atomic_remove_stale(out);
     for (size_t k = 0; k < p->n; k++) {
         snprintf(dir, sizeof dir, "%s/%s", out, p->run[k].rel);
-        n += atomic_remove_stale(dir);
-        snprintf(dir, sizeof dir, "%s/%s/eval", out, p->run[k].rel);
-        n += atomic_remove_stale(dir);
+        n += run_folder_remove_stale(dir);
     }
     if (n) fprintf(stderr, "lmtrain: removed %d temporary file%s left by a writer that was killed\n", n, n == 1 ? "" : "s");
 }

@@ -34,7 +34,9 @@
 #include "format/svg.h"
 #include "train/evaluate.h"
 #include "train/interrupt.h"
+#include "train/run_folder.h"
 #include "util/atomic_file.h"
+#include "util/dir_lock.h"
 #include "util/dirs.h"
 #include "util/err.h"
 #include "util/format_bytes.h"
@@ -214,13 +216,18 @@ static int check_eval_memory(const LoadedRun *r, size_t T, int weights) {
 }
 
 // length 0: block_size; weights < 0: the training graph, else the generation
-// path with the weights held that way (eval_generate.h)
+// path with the weights held that way (eval_generate.h). The training graph's
+// evaluation writes into DIR/eval, so it holds the run's lock (a training
+// writing the run is refused by name: the summary would describe a checkpoint
+// being replaced) and, under it, removes what killed writers left there.
 static int eval_folder(const char *run_dir, size_t length, int weights) {
     LoadedRun r;
     int rc = run_load(&r, run_dir);
     if (rc) return rc;
+    DirLock lock = {.fd = -1};
+    if (weights < 0 && !(rc = dir_lock_take(&lock, run_dir, "evaluate"))) run_folder_remove_stale(run_dir);
     size_t T = length ? length : r.model.Tmax;
-    if (!(rc = check_length(&r, T)) && !(rc = check_eval_memory(&r, T, weights))) {
+    if (!rc && !(rc = check_length(&r, T)) && !(rc = check_eval_memory(&r, T, weights))) {
         if (weights >= 0) {
             rc = eval_generate(&r, T, (GenWeights)weights);
         } else {
@@ -228,6 +235,7 @@ static int eval_folder(const char *run_dir, size_t length, int weights) {
             rc = run_eval(&r, &r.model, T);
         }
     }
+    dir_lock_release(&lock);
     run_unload(&r);
     return rc;
 }

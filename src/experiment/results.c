@@ -13,6 +13,7 @@
 #include "model/model.h"
 #include "train/checkpoint.h"
 #include "train/metrics.h"
+#include "train/metrics_check.h"
 #include "train/summary.h"
 #include "util/err.h"
 #include "util/file_check.h"
@@ -83,10 +84,25 @@ static int load_run(RunResult *r, const char *dir) {
     }
     MetricsTable t;
     snprintf(path, sizeof path, "%s/metrics.csv", run_dir);
+    // a file cut short would make an early val loss the run's last
+    long logged = metrics_last_logged_step((long)st.step, r->cfg.log_every, r->cfg.eval_every, r->cfg.steps);
+    if (r->state == RUN_FINISHED &&
+        (rc = metrics_check_reaches(path, logged, (long)st.step,
+                                    "the report would take an earlier step's val loss for the run's last",
+                                    "restore the file, or train the run again (--overwrite)")))
+        return rc;
     if ((rc = metrics_read(path, &t))) return rc;
     if (load_curves(r, &t)) {
         metrics_table_free(&t);
         return err_set(ERR_RUNTIME, "%s: missing columns", path);
+    }
+    if (r->state == RUN_FINISHED && t.nan_row < t.rows) {  // NaN is not "no value" (an empty cell)
+        rc = err_set(ERR_RUNTIME, "%s: the row of step %.0f holds NaN in %s, which lmtrain never writes (it leaves "
+                                  "a cell empty where there is no value); this run cannot be compared. Restore the "
+                                  "file, or train the run again (--overwrite)",
+                     path, t.v[t.nan_row * t.cols + (size_t)metrics_col(&t, "step")], t.names[t.nan_col]);
+        metrics_table_free(&t);
+        return rc;
     }
     r->val_loss = metrics_last(&t, "val_loss");
     r->train_loss = metrics_last(&t, "train_loss");

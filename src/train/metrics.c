@@ -142,6 +142,7 @@ int metrics_read(const char *path, MetricsTable *t) {
         p = end + 1;
     }
     size_t cap = 0;
+    t->nan_row = (size_t)-1;
     while ((line = strtok_r(NULL, "\n", &save))) {
         if (t->rows == cap) {
             cap = cap ? 2 * cap : 256;
@@ -155,6 +156,7 @@ int metrics_read(const char *path, MetricsTable *t) {
             if (*p && *p != ',') {
                 double x = strtod(p, &end);
                 if (end != p) row[c] = x;
+                if (end != p && isnan(x) && t->nan_row == (size_t)-1) t->nan_row = t->rows, t->nan_col = c;
                 p = end;
             }
             while (*p && *p != ',') p++;
@@ -162,6 +164,7 @@ int metrics_read(const char *path, MetricsTable *t) {
         }
         t->rows++;
     }
+    if (t->nan_row == (size_t)-1) t->nan_row = t->rows;
     free(text);
     return 0;
 }

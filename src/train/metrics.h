@@ -34,6 +34,10 @@ typedef struct {
     size_t rows, cols;
     char **names;   // (cols)
     double *v;      // (rows, cols)
+    // The first cell whose text reads as NaN ("nan", "-nan"): the writer
+    // leaves a cell empty where it has no value and never writes NaN, so such
+    // a cell was put there by something else. nan_row = rows if none.
+    size_t nan_row, nan_col;
 } MetricsTable;
 
 int metrics_read(const char *path, MetricsTable *t);

@@ -38,7 +38,7 @@ static long field_step(const char *p, int col) {
     return end == p || (*end != ',' && *end != '\n') ? -1 : v;
 }
 
-int metrics_check_reaches(const char *path, long want, long ckpt_step) {
+int metrics_check_reaches(const char *path, long want, long ckpt_step, const char *harm, const char *remedy) {
     char *text = NULL;
     size_t n = 0;
     if (read_regular(path, "metrics file", (size_t)1 << 30, &text, &n)) return ERR_RUNTIME;
@@ -59,7 +59,6 @@ int metrics_check_reaches(const char *path, long want, long ckpt_step) {
     else snprintf(ends, sizeof ends, "ends at step %ld", last);
     return err_set(ERR_RUNTIME,
                    "%s %s, but the checkpoint is at step %ld and had logged up to step %ld: the file was cut "
-                   "short, and resuming would lose those rows from the log for good. Nothing was changed; "
-                   "restore the file, or start over with --overwrite",
-                   path, ends, ckpt_step, want);
+                   "short, and %s. Nothing was changed; %s",
+                   path, ends, ckpt_step, want, harm, remedy);
 }

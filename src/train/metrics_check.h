@@ -11,5 +11,7 @@ long metrics_last_logged_step(long step, int log_every, int eval_every, long ste
 
 // 0 if the complete rows of the metrics.csv at `path` reach step `want` (the
 // step column, found by its header name, of the last complete row is >= want);
-// else ERR_RUNTIME naming the file, the step it ends at and `ckpt_step`.
-int metrics_check_reaches(const char *path, long want, long ckpt_step);
+// else ERR_RUNTIME naming the file, the step it ends at and `ckpt_step`, then
+// what a cut-short file would do to the caller (`harm`: "resuming would lose
+// those rows from the log for good") and what to do (`remedy`).
+int metrics_check_reaches(const char *path, long want, long ckpt_step, const char *harm, const char *remedy);

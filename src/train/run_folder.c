@@ -62,6 +62,12 @@ int run_folder_check(const char *dir, TrainMode mode) {
     return 0;
 }
 
+int run_folder_remove_stale(const char *dir) {
+    char eval[4300];
+    snprintf(eval, sizeof eval, "%s/eval", dir);
+    return atomic_remove_stale(dir) + atomic_remove_stale(eval);
+}
+
 int run_folder_claim(DirLock *lock, const char *dir, TrainMode mode) {
     lock->fd = -1;
     int rc = make_dirs(dir);
@@ -73,7 +79,7 @@ int run_folder_claim(DirLock *lock, const char *dir, TrainMode mode) {
         dir_lock_release(lock);
         return rc;
     }
-    atomic_remove_stale(dir);
+    run_folder_remove_stale(dir);
     if (mode == TRAIN_OVERWRITE) {
         char path[4300];
         for (int k = 0; k < 2; k++)

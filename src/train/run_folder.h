@@ -31,3 +31,8 @@ int run_folder_check(const char *dir, TrainMode mode);
 // and, for TRAIN_OVERWRITE, the old run's files. On error nothing else was done
 // and the lock is not held.
 int run_folder_claim(DirLock *lock, const char *dir, TrainMode mode);
+
+// Removes the temporary files (NAME.tmp-PID-N) that writers which no longer
+// run left in the run folder `dir` and in dir/eval (a kill mid-write); returns
+// how many. Call with the run's lock held.
+int run_folder_remove_stale(const char *dir);

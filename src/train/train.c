@@ -150,7 +150,9 @@ static int check_resume_progress(const Config *cfg, const char *ckpt, const char
     char path[4200];
     run_path(path, sizeof path, run_dir, "metrics.csv");
     long want = metrics_last_logged_step(step, old.log_every, old.eval_every, old.steps);
-    if ((rc = metrics_check_reaches(path, want, step))) return err_wrap(rc, "--resume: ");
+    if ((rc = metrics_check_reaches(path, want, step, "resuming would lose those rows from the log for good",
+                                    "restore the file, or start over with --overwrite")))
+        return err_wrap(rc, "--resume: ");
     return 0;
 }
 

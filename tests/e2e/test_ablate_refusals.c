@@ -63,6 +63,10 @@ static void test_sweep_refusals(void) {
     refused(twice, 2, "the value 2e-3 is given twice", out);
     char *same[] = {"ablate", cs, cl, "--sweep", "train.lr=2e-3,0.002", "--out", out, NULL};
     refused(same, 2, "the values 2e-3 and 0.002 give the same configuration", out);
+    char *apart[] = {"ablate", cs, cl, "--sweep", "train.lr=2e-3,1e-3,0.002", "--out", out, NULL};  // not neighbours
+    refused(apart, 2, "the values 2e-3 and 0.002 give the same configuration", out);
+    char *twice_apart[] = {"ablate", cs, cl, "--sweep", "train.lr=2e-3,1e-3,2e-3", "--out", out, NULL};
+    refused(twice_apart, 2, "the value 2e-3 is given twice", out);
     char *two[] = {"ablate", cs, cl, "--sweep", "train.lr=1e-3,2e-3", "--sweep", "model.d_model=8,16", "--out", out, NULL};
     refused(two, 2, "one --sweep per ablation", out);
     char *set[] = {"ablate", cs, cl, "--set", "train.lr=1e-3", "--sweep", "train.lr=2e-3,3e-3", "--out", out, NULL};
@@ -243,6 +247,131 @@ static void test_nonfinite_eval_refused(void) {
     free(orig);
 }
 
+// metrics.csv's text with the cell of column `col` (by header name) in the
+// row of step `step` replaced by `value`; NULL if there is no such cell.
+static char *with_cell(const char *text, long step, const char *col, const char *value) {
+    int c = 0, want = -1;
+    size_t cl = strlen(col);
+    for (const char *q = text; *q != '\n'; q++)
+        if (q == text || q[-1] == ',') want = !strncmp(q, col, cl) && (q[cl] == ',' || q[cl] == '\n') ? c : want, c++;
+    const char *row = strchr(text, '\n');
+    while (row && row[1] && strtol(row + 1, NULL, 10) != step) row = strchr(row + 1, '\n');
+    if (want < 0 || !row || !row[1]) return NULL;
+    const char *cell = row + 1;
+    for (int k = 0; k < want && cell; k++) cell = strchr(cell, ',') ? strchr(cell, ',') + 1 : NULL;
+    if (!cell) return NULL;
+    size_t end = strcspn(cell, ",\n"), at = (size_t)(cell - text);
+    char *out = malloc(strlen(text) + strlen(value) + 1);
+    memcpy(out, text, at);
+    strcpy(out + at, value);
+    strcat(out, cell + end);
+    return out;
+}
+
+// `lmtrain report fin` exits 1 saying `says`, the folder unchanged (report
+// trains nothing, and its messages may name steps, so not `refused`).
+static void report_refused(const char *says) {
+    char *before = folder_digest(fin);
+    char *argv[] = {"report", fin, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 1);
+    CHECK(strstr(e2e_out, says) != NULL);
+    if (rc != 1 || !strstr(e2e_out, says)) fprintf(stderr, "exit %d, want 1 and \"%s\" in:\n%s\n", rc, says, e2e_out);
+    char *after = folder_digest(fin);
+    CHECK(strcmp(before, after) == 0);
+    free(before);
+    free(after);
+}
+
+// The path (into p) and text of run l/seed6's metrics.csv in `fin`.
+static char *l_metrics(char *p, size_t cap) {
+    snprintf(p, cap, "%s/l/seed6/metrics.csv", fin);
+    char *text = read_all(p, NULL);
+    CHECK(text != NULL);
+    return text;
+}
+
+// Defect 9, the report's half: a metrics.csv cut short (whole rows gone, or
+// the last row half written) would show an early val loss as the final one.
+// Refused by name, nothing changed.
+static void test_truncated_metrics_refused(void) {
+    char p[700], *orig = l_metrics(p, sizeof p);
+    if (!orig) return;
+    char *cut = strdup(orig), *row = strstr(cut, "\n9,");  // rows of steps 0, 3, 6, 9, 12: keep up to 6
+    CHECK(row != NULL);
+    if (row) {
+        row[1] = 0;
+        write_text(p, cut);
+        report_refused("metrics.csv ends at step 6");
+        CHECK(strstr(e2e_out, "l/seed6/metrics.csv") != NULL);
+        // the row of step 9 half written: the file ends inside it
+        strcpy(cut, orig);
+        row = strstr(cut, "\n9,");
+        row[6] = 0;
+        write_text(p, cut);
+        report_refused("metrics.csv ends at step 6");
+    }
+    write_text(p, orig);
+    free(cut);
+    free(orig);
+}
+
+// A NaN written in val_loss is not "not evaluated" (an empty cell, as the
+// writer leaves it between evaluations): refused by name like inf, whether in
+// the last row or in a row between evaluations; empty cells are read as before.
+static void test_nan_val_loss_refused(void) {
+    char p[700], *orig = l_metrics(p, sizeof p);
+    if (!orig) return;
+    const long steps[] = {12, 3};
+    const char *nans[] = {"nan", "-nan"};
+    for (int i = 0; i < 2; i++) {
+        char *bad = with_cell(orig, steps[i], "val_loss", nans[i]);
+        CHECK(bad != NULL);
+        if (!bad) continue;
+        write_text(p, bad);
+        report_refused("l/seed6/metrics.csv");
+        CHECK(strstr(e2e_out, "NaN") != NULL);
+        free(bad);
+    }
+    write_text(p, orig);
+    char *argv[] = {"report", fin, NULL};
+    int rc = run_lmtrain(argv);  // the file as written, empty cells at steps 3 and 9: reported
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+    free(orig);
+}
+
+// A run trained but not evaluated (its eval/summary.txt gone) is named and
+// left out of every figure: the linear row counts one seed, not two.
+static void test_unevaluated_run_not_counted(void) {
+    char p[700], away[720];
+    snprintf(p, sizeof p, "%s/l/seed6/eval/summary.txt", fin);
+    snprintf(away, sizeof away, "%s.away", p);
+    CHECK(rename(p, away) == 0);
+    char *argv[] = {"report", fin, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 0);
+    CHECK(strstr(e2e_out, "l/seed6") != NULL);
+    snprintf(p, sizeof p, "%s/report.md", fin);
+    char *md = read_all(p, NULL);
+    // the row's eval-batches val loss is seed 5's last, alone (its val_loss column found by header name)
+    snprintf(p, sizeof p, "%s/l/seed5/metrics.csv", fin);
+    char *csv = read_all(p, NULL), want[64] = "?";
+    int col = -1, c = 0;
+    for (char *q = csv; q && *q != '\n'; q++)
+        if (q == csv || q[-1] == ',') col = !strncmp(q, "val_loss,", 9) ? c : col, c++;
+    char *last = NULL;
+    for (char *q = csv ? strchr(csv, '\n') : NULL; q && q[1]; q = strchr(q + 1, '\n')) last = q + 1;
+    for (int k = 0; last && k < col; k++) last = strchr(last, ',') + 1;
+    if (last && col >= 0) snprintf(want, sizeof want, "\n| linear | 1 | %.4f |", strtod(last, NULL));
+    CHECK(md && strstr(md, want) && strstr(md, "\n| softmax | 2 |"));
+    if (!md || !strstr(md, want)) fprintf(stderr, "exit %d, want \"%s\"\n%s\n%s\n", rc, want + 1, e2e_out, md ? md : "");
+    free(csv);
+    free(md);
+    snprintf(p, sizeof p, "%s/l/seed6/eval/summary.txt", fin);
+    CHECK(rename(away, p) == 0);
+}
+
 // A '|' in a folder found without a plan (or in an edited plan) would shift
 // the report's columns: refused by name.
 static void test_pipe_in_found_folder(void) {
@@ -368,6 +497,9 @@ int main(void) {
     TEST(test_other_plan_refused);
     TEST(test_plan_and_report_while_ablate_runs);
     TEST(test_nonfinite_eval_refused);
+    TEST(test_truncated_metrics_refused);
+    TEST(test_nan_val_loss_refused);
+    TEST(test_unevaluated_run_not_counted);
     TEST(test_plan_file_fifo);
     TEST(test_pipe_in_found_folder);
     TEST(test_stale_temps_removed);

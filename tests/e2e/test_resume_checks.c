@@ -120,6 +120,70 @@ static void test_corpus_changed_near_its_end(void) {
     write_corpus(corpus, 20000);  // the small corpus again, for any later case
 }
 
+// Defect 13 for a single run: temporary files a killed writer left in the run
+// folder and in RUN/eval/ go when `--resume` or `eval --run` holds the run's
+// lock; a live writer's stay (its pid runs: ours). eval --run refuses while
+// another lmtrain holds the run (its summary would describe a checkpoint
+// being replaced), changing nothing.
+static void leave_temps(const char *const *names, int n) {
+    char p[700];
+    snprintf(p, sizeof p, "%s/eval", run_dir);
+    mkdir(p, 0777);
+    for (int i = 0; i < n; i++) {
+        snprintf(p, sizeof p, "%s/%s", run_dir, names[i]);
+        write_text(p, "half");
+    }
+}
+
+static int gone(const char *name) {
+    char p[700];
+    snprintf(p, sizeof p, "%s/%s", run_dir, name);
+    return !file_exists(p);
+}
+
+static void test_stale_temps_of_a_single_run(void) {
+    if (fresh_run()) return;
+    char live[64];
+    snprintf(live, sizeof live, "eval/summary.txt.tmp-%ld-0", (long)getpid());
+    const char *left[] = {"eval/summary.txt.tmp-999999-0", "eval/loss_by_position.csv.tmp-999999-1",
+                          "checkpoint.bin.tmp-999999-2", live};
+    leave_temps(left, 4);
+    char *resume[] = {"--config", cfg_path, "--out", run_dir, "--resume", "--set", "train.steps=65", NULL};
+    int rc = run_lmtrain(resume);
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "  resume: exit %d\n%s\n", rc, e2e_out);
+    CHECK(gone(left[0]) && gone(left[1]) && gone(left[2]));
+    CHECK(!gone(live));
+    leave_temps(left, 3);
+    char *eval[] = {"eval", "--run", run_dir, NULL};
+    rc = run_lmtrain(eval);
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "  eval: exit %d\n%s\n", rc, e2e_out);
+    CHECK(gone(left[0]) && gone(left[1]) && gone(left[2]));
+    CHECK(!gone(live));
+    // while a training holds the run: refused, nothing changed, nothing removed
+    char log[600];
+    snprintf(log, sizeof log, "%s/busy.log", e2e_dir);
+    char *more[] = {"--config", cfg_path, "--out", run_dir, "--resume", "--set", "train.steps=70", NULL};
+    int st = 0;
+    pid_t pid = spawn_paused(more, log, "lock", &st);
+    CHECK(pid > 0);
+    if (pid <= 0) return;
+    leave_temps(left, 1);  // after the training's own clean-up, which its lock allows
+    char *before = folder_digest(run_dir);
+    rc = run_lmtrain(eval);
+    char *after = folder_digest(run_dir);
+    CHECK(rc == 1);
+    CHECK(strstr(e2e_out, "another lmtrain (pid") != NULL);
+    CHECK(!strcmp(before, after));
+    CHECK(!gone(left[0]));
+    if (rc != 1) fprintf(stderr, "  eval while the run trains: exit %d\n%s\n", rc, e2e_out);
+    free(before);
+    free(after);
+    pause_resume(pid, 0);
+    CHECK(wait_status(pid) == 0);
+}
+
 int main(void) {
     e2e_setup();
     tpath(corpus, sizeof corpus, "corpus.txt");
@@ -128,6 +192,7 @@ int main(void) {
     write_corpus(corpus, 20000);
     TEST(test_steps_below_the_runs_step);
     TEST(test_truncated_metrics_refused);
+    TEST(test_stale_temps_of_a_single_run);
     TEST(test_corpus_changed_near_its_end);
     e2e_teardown();
     return test_summary();
