@@ -4,8 +4,11 @@
 // and token (decay = data): λ_t = sigmoid(g_t + θ_h), where g_t = w_hᵀx_t is the
 // kind's last aux input (the model projects it from the block input beside q,
 // k, v) and θ_h is its bias, initialised to logit(decay_init), so that λ_t
-// starts near decay_init (w_h starts small). Gated Linear Attention / Mamba-2 /
-// Gated DeltaNet's scalar gate per head.
+// starts near decay_init (w_h starts small). A scalar gate per head and token,
+// as in Mamba-2 and "simple GLA", but in sigmoid form: Mamba-2 and Gated
+// DeltaNet write it exp(−exp(A_h)·softplus(w_hᵀx_t + b_h)), and GLA's gate is
+// a vector over the key dimensions, not one scalar (docs/delta.md, "How the
+// kinds relate to the literature").
 #pragma once
 #include <math.h>
 #include <stddef.h>
