@@ -3,7 +3,7 @@
 // thread, CPU time of this thread, the two alternated rep by rep (so a
 // neighbour's load falls on both alike); prints the median ms of each and their
 // ratio. (At commit 43c0056 it also timed the GELU fusions that were measured
-// and dropped: docs/speed-log.md.) Not a test (no assertions); run it by hand:
+// and dropped: docs/speed.md, "Tried and not kept".) Not a test (no assertions); run it by hand:
 //   gcc -O3 -march=native -std=c11 -D_POSIX_C_SOURCE=200809L -Isrc -o /tmp/bench_fused tests/bench_fused.c
 //       src/kernels/fused.c src/kernels/gemm*.c src/kernels/matmul.c src/kernels/residual.c
 //       src/kernels/bf16.c src/util/err.c src/util/pool.c -lm -lpthread

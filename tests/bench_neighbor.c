@@ -12,7 +12,7 @@
 //            flushed through), as part peak's "memory read bandwidth";
 //   compute  peak's multiply-add chains in registers (no memory traffic).
 // Each prints its rate now and then (to stderr), so a run shows the neighbour
-// working. docs/speed-log.md, the fourteenth session.
+// working. What it showed: docs/speed.md.
 #include <stdio.h>
 #include <string.h>
 

@@ -85,7 +85,7 @@ BenchTime bench_time(const BenchOpts *o, BenchFn setup, BenchFn body, void *ctx)
 // untimed call of the same variant (A A B B A A ...): the first call after a
 // switch runs on what the other variant left in the caches, which no run
 // of one variant alone sees (a training step after a 1-thread one read 2-4 %
-// more CPU at the large bench model, docs/speed-log.md). setup[i] runs
+// more CPU at the large bench model; git history of docs/speed-log.md). setup[i] runs
 // untimed before every call of variant i; out[i] is as bench_time's, each
 // variant reaching o->min_reps and o->min_seconds.
 void bench_time_pair(const BenchOpts *o, BenchFn const setup[2], BenchFn body, void *ctx, BenchTime out[2]);

@@ -40,7 +40,7 @@ void parallel_for(size_t n, size_t grain, pool_fn fn, void *ctx);
 // attention's slab copies). A dispatch costs CPU the work does not: the
 // futex calls, the woken worker's cold caches, the caller's half read back
 // from the other core. At 10-20 GB/s per core, 1 MiB is 50-100 µs of work;
-// measured in docs/speed-log.md ("One AdamW dispatch, no task under 1 MiB"). The
+// measured (git history of docs/speed-log.md: "One AdamW dispatch, no task under 1 MiB"). The
 // baby model's LayerNorm (0.8 MB) then runs on the caller; the large one's
 // (6 MB) still splits.
 #define POOL_MIN_TASK_BYTES ((size_t)1 << 20)
