@@ -87,7 +87,23 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test test-html test-docs data ablation recall recall-long bench bench-compare clean
+# `make install`: the binary to $(DESTDIR)$(PREFIX)/bin and the shipped configs
+# to $(DESTDIR)$(PREFIX)/share/lmtrain/configs, where --config finds a bare name
+# (the path compiled into cli.o; also found beside the binary's bin/, so a
+# DESTDIR staging runs as installed). A PREFIX change rebuilds cli.o.
+PREFIX ?= /usr/local
+$(BUILD)/src/cmd/cli.o: CFLAGS += -DLMTRAIN_SHARE_CONFIGS='"$(PREFIX)/share/lmtrain/configs"'
+$(BUILD)/src/cmd/cli.o: $(BUILD)/prefix.txt
+$(BUILD)/prefix.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
+FORCE:
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/lmtrain/configs
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lmtrain
+	install -m 644 configs/*.ini $(DESTDIR)$(PREFIX)/share/lmtrain/configs/
+
+.PHONY: all test test-html install FORCE test-docs data ablation recall recall-long bench bench-compare clean
 all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
@@ -122,7 +138,7 @@ BENCH_TOOL_BINS := $(BENCH_TOOL_SRCS:%.c=$(BUILD)/%)
 
 test: $(BIN) $(TEST_BINS) $(BENCH_TOOL_BINS)
 	@sh tests/layers.sh
-	@LMTRAIN=$(abspath $(BIN)) sh tests/run.sh $(TEST_BINS)
+	@LMTRAIN=$(abspath $(BIN)) LMTRAIN_ISAS='$(ISAS)' sh tests/run.sh $(TEST_BINS)
 
 SHAKESPEARE_URL := https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt
 SHAKESPEARE_SHA := 86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed
