@@ -1,8 +1,13 @@
 # lmtrain — build, test, data, ablation. GNU Make, gcc, nothing else.
 #
-#   make              build ./lmtrain
-#   make test         build and run every test (SAN=1: under ASan + UBSan;
-#                     KERNELS=avx2 or portable: with that kernel path forced)
+#   make              build ./lmtrain: one binary for any CPU of the target (x86-64: baseline
+#                     SSE2); its kernels, compiled once per path (avx512, avx2, portable), are
+#                     picked at start from the CPU (LMTRAIN_ISA=avx2 etc. forces one)
+#   make test         build and run every test, the kernel tests on every path the CPU has
+#                     (SAN=1: under ASan + UBSan; KERNELS=avx2 or portable: every test with
+#                     that path forced; RUN_WRAPPER, TEST_ONLY: under an emulator, a subset)
+#   make install      the binary and the shipped configs (PREFIX=/usr/local, DESTDIR)
+#   make CC=aarch64-linux-gnu-gcc   a cross build, in build-aarch64/
 #   make data         put data/tinyshakespeare.txt in place (SHAKESPEARE=path to copy a local file)
 #   make ablation     the three-way ablation into runs/ablation, SEEDS seeds each (default 3;
 #                     SEEDS=1 the quick one-seed version)
@@ -87,6 +92,9 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
+.PHONY: all test test-html install FORCE test-docs data ablation recall recall-long bench bench-compare clean
+all: $(BIN)
+
 # `make install`: the binary to $(DESTDIR)$(PREFIX)/bin and the shipped configs
 # to $(DESTDIR)$(PREFIX)/share/lmtrain/configs, where --config finds a bare name
 # (the path compiled into cli.o; also found beside the binary's bin/, so a
@@ -103,8 +111,6 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lmtrain
 	install -m 644 configs/*.ini $(DESTDIR)$(PREFIX)/share/lmtrain/configs/
 
-.PHONY: all test test-html install FORCE test-docs data ablation recall recall-long bench bench-compare clean
-all: $(BIN)
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -136,9 +142,20 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libtest.a $(BUILD)/liblmtrain.a
 BENCH_TOOL_SRCS := $(shell find tests -maxdepth 1 -name 'bench_*.c' | sort)
 BENCH_TOOL_BINS := $(BENCH_TOOL_SRCS:%.c=$(BUILD)/%)
 
-test: $(BIN) $(TEST_BINS) $(BENCH_TOOL_BINS)
+# RUN_WRAPPER: a command each test program and lmtrain run under (an emulator:
+# "qemu-x86_64 -cpu Nehalem", "qemu-aarch64 -L /usr/aarch64-linux-gnu"; .ci/run).
+# TEST_ONLY: the tests to run, by name under tests/ ("e2e/test_train ..."),
+# default all.
+TEST_RUN_BINS := $(if $(TEST_ONLY),$(addprefix $(BUILD)/tests/,$(TEST_ONLY)),$(TEST_BINS))
+TEST_LMTRAIN  := $(if $(RUN_WRAPPER),$(BUILD)/lmtrain-wrapped,$(BIN))
+$(BUILD)/lmtrain-wrapped: $(BIN) FORCE
+	@printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(RUN_WRAPPER)' '$(abspath $(BIN))' > $@ && chmod +x $@
+
+test: $(BIN) $(TEST_BINS) $(BENCH_TOOL_BINS) $(TEST_LMTRAIN)
 	@sh tests/layers.sh
-	@LMTRAIN=$(abspath $(BIN)) LMTRAIN_ISAS='$(ISAS)' sh tests/run.sh $(TEST_BINS)
+	@sh tests/kernels/baseline_check.sh $(BASE_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/src/main.o
+	@LMTRAIN=$(abspath $(TEST_LMTRAIN)) LMTRAIN_ISAS='$(ISAS)' TEST_WRAPPER='$(RUN_WRAPPER)' \
+	  sh tests/run.sh $(TEST_RUN_BINS)
 
 SHAKESPEARE_URL := https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt
 SHAKESPEARE_SHA := 86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed

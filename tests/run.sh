@@ -4,6 +4,7 @@
 # summary counts as one failure, so a broken test can never look like a pass.
 # Every skipped case is listed by name with what it needed (tests/test.h).
 # The kernel tests run once more on each other kernel path (below).
+# TEST_WRAPPER, if set, is a command each program runs under (an emulator).
 #
 # A program that hangs (a lost wake-up in the thread pool waits forever; it
 # does not fail) would hang `make test` and whatever waits on it: each program
@@ -22,7 +23,8 @@ passed=0; failed=0; skipped=0; skips=""
 # run_one NAME PROGRAM: runs it and adds its summary line to the totals
 run_one() {
     name=$1; t=$2
-    out=$(run_limited "$t" 2>&1); rc=$?
+    # shellcheck disable=SC2086 # TEST_WRAPPER is a command and its options
+    out=$(run_limited ${TEST_WRAPPER:-} "$t" 2>&1); rc=$?
     line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' | tail -n 1)
     if [ "$limit" -gt 0 ] && [ "$rc" -eq 124 ]; then
         printf '%s\n' "$out" | tail -n 20
