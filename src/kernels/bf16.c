@@ -32,7 +32,8 @@ const char *bf16_cpu_missing(void) {
     if (hook && *hook) return "this CPU has no AVX-512 BF16 (LMTRAIN_CPU_NO_BF16 is set: the test hook)";
 #if defined(BF16_HAVE_KERNELS)
     if (cpu_info()->bf16 && !cpu_has_bf16())
-        return "LMTRAIN_ISA forces a kernel path without AVX-512 BF16 (unset it, or set avx512)";
+        return "LMTRAIN_ISA forces a kernel path without AVX-512 BF16 (this CPU has avx512_bf16: unset LMTRAIN_ISA, "
+               "or set avx512)";
     if (!cpu_has_bf16()) return "this CPU has no AVX-512 BF16 (avx512_bf16 in /proc/cpuinfo)";
     return NULL;
 #else

@@ -271,7 +271,8 @@ const char *matvec_i8_cpu_missing(void) {
     if (hook && *hook) return "this CPU has no AVX-512 VNNI (LMTRAIN_CPU_NO_VNNI is set: the test hook)";
 #if defined(I8_HAVE_KERNELS)
     if (cpu_info()->vnni && !cpu_has_vnni())
-        return "LMTRAIN_ISA forces a kernel path without AVX-512 VNNI (unset it, or set avx512)";
+        return "LMTRAIN_ISA forces a kernel path without AVX-512 VNNI (this CPU has avx512_vnni: unset LMTRAIN_ISA, "
+               "or set avx512)";
     if (!cpu_has_vnni()) return "this CPU has no AVX-512 VNNI (avx512_vnni in /proc/cpuinfo)";
     return NULL;
 #else
