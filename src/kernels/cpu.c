@@ -103,7 +103,7 @@ int kernel_isa_choose(const CpuInfo *cpu, const char *env, char *err, size_t err
     for (int i = 0; i < KERNEL_N_ISAS; i++) {
         if (strcmp(env, ISA_NAMES[i]) != 0) continue;
         if (!kernel_isa_built((KernelIsa)i)) {
-            snprintf(err, errlen, "LMTRAIN_ISA=%s: this build has no %s kernels (allowed here: %s)", env, env, allowed);
+            snprintf(err, errlen, "LMTRAIN_ISA=%s: this build has no %s kernels; it allows: %s", env, env, allowed);
             return -1;
         }
         if (!cpu->has[i]) {
