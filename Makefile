@@ -1,8 +1,13 @@
 # lmtrain — build, test, data, ablation. GNU Make, gcc, nothing else.
 #
-#   make              build ./lmtrain
-#   make test         build and run every test (SAN=1: under ASan + UBSan;
-#                     KERNELS=avx2 or portable: with that kernel path forced)
+#   make              build ./lmtrain: one binary for any CPU of the target (x86-64: baseline
+#                     SSE2); its kernels, compiled once per path (avx512, avx2, portable), are
+#                     picked at start from the CPU (LMTRAIN_ISA=avx2 etc. forces one)
+#   make test         build and run every test, the kernel tests on every path the CPU has
+#                     (SAN=1: under ASan + UBSan; KERNELS=avx2 or portable: every test with
+#                     that path forced; RUN_WRAPPER, TEST_ONLY: under an emulator, a subset)
+#   make install      the binary and the shipped configs (PREFIX=/usr/local, DESTDIR)
+#   make CC=aarch64-linux-gnu-gcc   a cross build, in build-aarch64/
 #   make data         put data/tinyshakespeare.txt in place (SHAKESPEARE=path to copy a local file)
 #   make ablation     the three-way ablation into runs/ablation, SEEDS seeds each (default 3;
 #                     SEEDS=1 the quick one-seed version)
@@ -21,41 +26,67 @@
 #   make tour         runs/tour/index.html: the article's claims, each measured on this machine
 
 CC      ?= gcc
-# No -ffast-math: it makes isnan() lie and NaN detection is a feature.
-CFLAGS  ?= -O3 -march=native
+# No -ffast-math: it makes isnan() lie and NaN detection is a feature. No
+# -march either: the program runs on any CPU of its target (x86-64: SSE2); only
+# the kernel files get wider instructions, per variant (below).
+CFLAGS  ?= -O3
 CFLAGS  += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
 LDLIBS  += -lm -lpthread
 
 BASE_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
-BUILD   := build
-# SAN=1: ASan + UBSan, still -march=native so the AVX-512 kernels run under them.
+# The target's machine: a cross build (CC=aarch64-linux-gnu-gcc) goes to its
+# own folder, build-<machine>, and its binary to build-<machine>/lmtrain.
+TARGET_MACHINE := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+BUILD   := $(if $(filter-out $(shell uname -m),$(TARGET_MACHINE)),build-$(TARGET_MACHINE),build)
+# SAN=1: ASan + UBSan; the kernel variants keep their own flags, so the
+# AVX-512 kernels still run under them.
 ifeq ($(SAN),1)
-BUILD   := build-san
-CFLAGS  := -O1 -g -march=native -fno-omit-frame-pointer -fsanitize=address,undefined \
+BUILD   := $(BUILD)-san
+CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
            -fno-sanitize-recover=undefined $(BASE_CFLAGS)
 LDFLAGS += -fsanitize=address,undefined
 endif
-# The kernels pick their code path at compile time (#if __AVX512F__, __AVX2__ &&
-# __FMA__, else plain C). KERNELS=avx2 or KERNELS=portable builds and tests one
-# of the other paths in its own folder, so every variant of every kernel is
-# tested on an AVX-512 machine too (CI runs all three).
+
+# Kernel variants (src/kernels/isa.h). Each kernel file is compiled once per
+# path of the target, build/src/kernels/gemm.avx512.o and so on, with that
+# path's flags and its exported names suffixed (KERNEL_ISA); kernels/dispatch.c
+# picks one path when the program starts (cpuid, LMTRAIN_ISA: kernels/cpu.h).
+# Everything else is compiled once, for the baseline. x86-64 has three paths;
+# other targets the portable one (plain C).
+KERNEL_SRCS := $(addprefix src/kernels/,crossentropy.c fma_chains.c gelu.c gemm.c gemm_bf16.c \
+                 gemm_kernels.c layernorm.c matvec.c matvec_i8.c optim.c vexp.c) \
+               $(addprefix src/attention/,delta_chunk.c feature_map.c softmax_cache.c softmax_rows.c \
+                 wy_kernels.c)
+ifeq ($(TARGET_MACHINE),x86_64)
+ISAS := avx512 avx2 portable
+else
+ISAS := portable
+endif
+ISA_FLAGS_avx512   := -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx2 -mfma
+ISA_FLAGS_avx2     := -mavx2 -mfma
+ISA_FLAGS_portable :=
+# $(call kernel_objs,BUILD-FOLDER): every variant object of every kernel file
+kernel_objs = $(foreach i,$(ISAS),$(KERNEL_SRCS:%.c=$(1)/%.$(i).o))
+# $(call kernel_rules,BUILD-FOLDER,COMPILER AND FLAGS): each variant's pattern rule
+define kernel_rule
+$(1)/%.$(3).o: %.c
+	@mkdir -p $$(dir $$@)
+	$(2) $$(ISA_FLAGS_$(3)) -DKERNEL_ISA=$(3) -DKERNEL_IN_$$(notdir $$(*D)) -c -o $$@ $$<
+endef
+kernel_rules = $(foreach i,$(ISAS),$(eval $(call kernel_rule,$(1),$(2),$(i))))
+
+# KERNELS=avx2 or portable: an alias kept from the per-path builds; `make test
+# KERNELS=x` runs every test with LMTRAIN_ISA=x (the one build has every path).
 ifneq ($(KERNELS),)
-ifeq ($(SAN),1)
-$(error SAN=1 and KERNELS=... are separate builds: give one)
+ifeq ($(filter $(KERNELS),$(ISAS)),)
+$(error KERNELS must be one of $(ISAS), not "$(KERNELS)")
 endif
-endif
-ifeq ($(KERNELS),avx2)
-BUILD   := build-avx2
-CFLAGS  := -O2 -mavx2 -mfma $(BASE_CFLAGS)
-else ifeq ($(KERNELS),portable)
-BUILD   := build-portable
-CFLAGS  := -O2 $(BASE_CFLAGS)
-else ifneq ($(KERNELS),)
-$(error KERNELS must be avx2 or portable, not "$(KERNELS)")
+export LMTRAIN_ISA := $(KERNELS)
 endif
 
 SRCS      := $(shell find src -name '*.c' ! -name main.c | sort)
-OBJS      := $(SRCS:%.c=$(BUILD)/%.o)
+BASE_SRCS := $(filter-out $(KERNEL_SRCS),$(SRCS))
+OBJS      := $(BASE_SRCS:%.c=$(BUILD)/%.o) $(call kernel_objs,$(BUILD))
 TEST_SRCS := $(shell find tests -name 'test_*.c' | sort)
 TEST_BINS := $(TEST_SRCS:%.c=$(BUILD)/%)
 # Code only the tests use (e.g. the strict readers of formats lmtrain only
@@ -64,8 +95,25 @@ TEST_LIB_SRCS := $(shell find tests -name '*_read.c' | sort)
 TEST_LIB_OBJS := $(TEST_LIB_SRCS:%.c=$(BUILD)/%.o)
 BIN       := $(if $(filter build,$(BUILD)),lmtrain,$(BUILD)/lmtrain)
 
-.PHONY: all test test-html test-docs tour data ablation recall recall-long frontier frontier-short bench bench-compare clean
+.PHONY: all test test-html install FORCE test-docs tour data ablation recall recall-long frontier frontier-short bench bench-compare clean
 all: $(BIN)
+
+# `make install`: the binary to $(DESTDIR)$(PREFIX)/bin and the shipped configs
+# to $(DESTDIR)$(PREFIX)/share/lmtrain/configs, where --config finds a bare name
+# (the path compiled into cli.o; also found beside the binary's bin/, so a
+# DESTDIR staging runs as installed). A PREFIX change rebuilds cli.o.
+PREFIX ?= /usr/local
+$(BUILD)/src/cmd/cli.o: CFLAGS += -DLMTRAIN_SHARE_CONFIGS='"$(PREFIX)/share/lmtrain/configs"'
+$(BUILD)/src/cmd/cli.o: $(BUILD)/prefix.txt
+$(BUILD)/prefix.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PREFIX)' | cmp -s - $@ || echo '$(PREFIX)' > $@
+FORCE:
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/lmtrain/configs
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lmtrain
+	install -m 644 configs/*.ini $(DESTDIR)$(PREFIX)/share/lmtrain/configs/
+
 
 $(BIN): $(BUILD)/src/main.o $(BUILD)/liblmtrain.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -77,6 +125,7 @@ $(BUILD)/liblmtrain.a: $(OBJS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+$(call kernel_rules,$(BUILD),$$(CC) $$(CFLAGS))
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
@@ -96,9 +145,22 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libtest.a $(BUILD)/liblmtrain.a
 BENCH_TOOL_SRCS := $(shell find tests -maxdepth 1 -name 'bench_*.c' | sort)
 BENCH_TOOL_BINS := $(BENCH_TOOL_SRCS:%.c=$(BUILD)/%)
 
-test: $(BIN) $(TEST_BINS) $(BENCH_TOOL_BINS)
+# RUN_WRAPPER: a command each test program and lmtrain run under (an emulator:
+# "qemu-x86_64 -cpu Nehalem", "qemu-aarch64 -L /usr/aarch64-linux-gnu"; .ci/run).
+# TEST_ONLY: the tests to run, by name under tests/, % a wildcard
+# ("kernels/% e2e/test_train"), default all; TEST_SKIP: tests left out (said
+# by the caller: .ci/run).
+TEST_RUN_BINS := $(filter-out $(addprefix $(BUILD)/tests/,$(TEST_SKIP)),\
+                   $(if $(TEST_ONLY),$(filter $(addprefix $(BUILD)/tests/,$(TEST_ONLY)),$(TEST_BINS)),$(TEST_BINS)))
+TEST_LMTRAIN  := $(if $(RUN_WRAPPER),$(BUILD)/lmtrain-wrapped,$(BIN))
+$(BUILD)/lmtrain-wrapped: $(BIN) FORCE
+	@printf '#!/bin/sh\nexec %s %s "$$@"\n' '$(RUN_WRAPPER)' '$(abspath $(BIN))' > $@ && chmod +x $@
+
+test: $(BIN) $(TEST_BINS) $(BENCH_TOOL_BINS) $(TEST_LMTRAIN)
 	@sh tests/layers.sh
-	@LMTRAIN=$(abspath $(BIN)) sh tests/run.sh $(TEST_BINS)
+	@sh tests/kernels/baseline_check.sh $(BASE_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/src/main.o
+	@LMTRAIN=$(abspath $(TEST_LMTRAIN)) LMTRAIN_ISAS='$(ISAS)' TEST_WRAPPER='$(RUN_WRAPPER)' \
+	  sh tests/run.sh $(TEST_RUN_BINS)
 
 SHAKESPEARE_URL := https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt
 SHAKESPEARE_SHA := 86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed
@@ -229,7 +291,7 @@ test-docs:
 	python3 tests/docs/check_links.py .
 
 clean:
-	rm -rf build build-san build-avx2 build-portable lmtrain
+	rm -rf build build-* lmtrain
 
 -include $(OBJS:.o=.d) $(TEST_LIB_OBJS:.o=.d) $(BUILD)/src/main.d $(TEST_BINS:=.d) $(BENCH_TOOL_BINS:=.d)
 
@@ -243,7 +305,7 @@ FUZZ_SECONDS ?= 600
 FUZZ_BUILD   := build/fuzz
 FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -Itests -MMD -MP
-FUZZ_OBJS    := $(SRCS:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_OBJS    := $(BASE_SRCS:%.c=$(FUZZ_BUILD)/%.o) $(call kernel_objs,$(FUZZ_BUILD))
 FUZZ_TARGETS := config checkpoint
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
@@ -265,6 +327,7 @@ $(FUZZ_TARGETS:%=fuzz-%): fuzz-%: $(FUZZ_BUILD)/fuzz_%
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+$(call kernel_rules,$(FUZZ_BUILD),$$(FUZZ_CC) $$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link)
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
@@ -293,9 +356,10 @@ bench-compare: $(BIN)
 # cannot see a race that happened to write the right values. Any report fails
 # the target.
 TSAN_BUILD  := build/tsan
-TSAN_CFLAGS := -O1 -g -march=native -fsanitize=thread -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -Itests \
+TSAN_CFLAGS := -O1 -g -fsanitize=thread -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -Itests \
                -MMD -MP
-TSAN_OBJS   := $(SRCS:%.c=$(TSAN_BUILD)/%.o) $(TEST_LIB_SRCS:%.c=$(TSAN_BUILD)/%.o)
+TSAN_OBJS   := $(BASE_SRCS:%.c=$(TSAN_BUILD)/%.o) $(call kernel_objs,$(TSAN_BUILD)) \
+               $(TEST_LIB_SRCS:%.c=$(TSAN_BUILD)/%.o)
 TSAN_TESTS  := util/test_pool autograd/test_tape_shards autograd/test_attention_io autograd/test_fused_ops \
                kernels/test_gemm kernels/test_optim train/test_bits model/test_bf16_step
 TSAN_BINS   := $(TSAN_TESTS:%=$(TSAN_BUILD)/tests/%)
@@ -316,17 +380,18 @@ $(TSAN_BUILD)/tests/%: tests/%.c $(TSAN_OBJS)
 $(TSAN_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TSAN_CFLAGS) -c -o $@ $<
+$(call kernel_rules,$(TSAN_BUILD),$$(CC) $$(TSAN_CFLAGS))
 
 -include $(TSAN_OBJS:.o=.d) $(TSAN_BINS:=.d)
 
 # ---- valgrind memcheck (part of the hardening block above) ------------------
-# Its own build: valgrind cannot run AVX-512, so no -march=native here; -mavx2
-# -mfma keeps the AVX2 kernels under test. Each kind trains a few steps
+# Its own build: valgrind cannot run AVX-512, so the runs force the AVX2
+# kernels (LMTRAIN_ISA=avx2), which keeps them under test. Each kind trains a few steps
 # (every file written, evaluation, checkpoints), resumes once, and samples;
 # the recall task trains once. Any leak or invalid access fails the target.
 VG_BUILD  := build/valgrind
-VG_CFLAGS := -O2 -g -mavx2 -mfma -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
-VG_OBJS   := $(SRCS:%.c=$(VG_BUILD)/%.o)
+VG_CFLAGS := -O2 -g -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Isrc -MMD -MP
+VG_OBJS   := $(BASE_SRCS:%.c=$(VG_BUILD)/%.o) $(call kernel_objs,$(VG_BUILD))
 VALGRIND  ?= valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
              --errors-for-leak-kinds=definite,indirect,possible --track-origins=yes --error-exitcode=1
 VG_SETS   := --set run.threads=2 --set model.layers=2 --set model.heads=2 --set model.d_model=16 \
@@ -336,6 +401,7 @@ VG_SETS   := --set run.threads=2 --set model.layers=2 --set model.heads=2 --set 
 VG_KINDS  ?= softmax linear linear_decay delta
 
 .PHONY: test-valgrind
+test-valgrind: export LMTRAIN_ISA := $(if $(filter avx2,$(ISAS)),avx2)
 test-valgrind: $(VG_BUILD)/lmtrain data
 	@rm -rf $(VG_BUILD)/runs
 	@set -e; for k in $(VG_KINDS); do \
@@ -356,6 +422,7 @@ $(VG_BUILD)/lmtrain: $(VG_BUILD)/src/main.o $(VG_OBJS)
 $(VG_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(VG_CFLAGS) -c -o $@ $<
+$(call kernel_rules,$(VG_BUILD),$$(CC) $$(VG_CFLAGS))
 
 .SECONDARY: $(VG_OBJS) $(VG_BUILD)/src/main.o
 -include $(VG_OBJS:.o=.d) $(VG_BUILD)/src/main.d

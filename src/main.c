@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "kernels/cpu.h"
 #include "util/err.h"
 #include "util/pool.h"
 
@@ -16,12 +18,18 @@ static void usage(FILE *f) {
           "       lmtrain --help | --version\n\ncommands:\n",
           f);
     for (const Command *c = commands; c->name; c++) fprintf(f, "  %-10s %s\n", c->name, c->summary);
-    fputs("\n--config NAME that is not an existing file is looked up in configs/.\n"
+    fprintf(f, "\n--config NAME that is not an existing file is looked up in configs/, then in the configs\n"
+               "an installed lmtrain ships (share/lmtrain/configs beside its bin/, then %s).\n",
+            cli_share_configs());
+    fputs(
           "Exit status: 0 success, 1 runtime failure (bad data, NaN, I/O), 2 usage or config error,\n"
           "128 + N stopped by signal N: 130 SIGINT, 143 SIGTERM, 129 SIGHUP (a checkpoint was saved;\n"
           "continue with --resume); 141 stdout was closed (checkpoint saved too).\n"
           "A run folder that already holds a run needs --resume (continue it) or --overwrite (discard it).\n",
           f);
+    fprintf(f, "Kernels: the %s path, chosen from the CPU at start (LMTRAIN_ISA=avx512|avx2|portable forces\n"
+               "a path the CPU allows; lmtrain --version shows the CPU).\n",
+            kernel_isa_name(kernel_isa()));
 }
 
 int main(int argc, char **argv) {
@@ -34,8 +42,11 @@ int main(int argc, char **argv) {
     // --help and --version print too: they pass the stdout check below like any command
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
         usage(stdout);
-    else if (strcmp(argv[1], "--version") == 0) printf("lmtrain %s\n", LMTRAIN_VERSION);
-    else if (c) rc = c->run(argc - 1, argv + 1);
+    else if (strcmp(argv[1], "--version") == 0) {
+        char line[256];
+        kernel_describe(line, sizeof line);
+        printf("lmtrain %s\n%s\n", LMTRAIN_VERSION, line);
+    } else if (c) rc = c->run(argc - 1, argv + 1);
     else if (argv[1][0] == '-') rc = cmd_train(argc, argv);  // `lmtrain --config FILE ...`
     else rc = err_set(ERR_USAGE, "unknown command '%s' (lmtrain --help lists them)", argv[1]);
     pool_shutdown();

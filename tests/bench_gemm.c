@@ -18,12 +18,9 @@
 #include <time.h>
 
 #include "kernels/gemm.h"
-#include "kernels/gemm_kernels.h"  // only to print which kernel was built
+#include "bench/peak.h"
 #include "util/pool.h"
 
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-#include <immintrin.h>
-#endif
 
 static clockid_t g_clock = CLOCK_MONOTONIC;  // "roles": this thread's CPU time
 
@@ -33,41 +30,9 @@ static double now(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-// Single-core FMA peak: independent accumulator chains, enough to cover the
-// FMA latency on both pipes; GFLOP/s counts 2 flops per lane.
-static double peak_gflops(void) {
-#if defined(__AVX512F__)
-    enum { CH = 24, W = 16 };
-    __m512 acc[CH], x = _mm512_set1_ps(1.0000001f), y = _mm512_set1_ps(-1e-7f);
-    for (int i = 0; i < CH; i++) acc[i] = _mm512_set1_ps((float)i);
-#define FMA_STEP(i) acc[i] = _mm512_fmadd_ps(acc[i], x, y)
-#define CVT _mm512_cvtss_f32
-#elif defined(__AVX2__) && defined(__FMA__)
-    enum { CH = 12, W = 8 };
-    __m256 acc[CH], x = _mm256_set1_ps(1.0000001f), y = _mm256_set1_ps(-1e-7f);
-    for (int i = 0; i < CH; i++) acc[i] = _mm256_set1_ps((float)i);
-#define FMA_STEP(i) acc[i] = _mm256_fmadd_ps(acc[i], x, y)
-#define CVT _mm256_cvtss_f32
-#else
-    enum { CH = 1, W = 1 };
-    (void)CH;
-    return 0.0;
-#endif
-#if defined(FMA_STEP)
-    long iters = 20000000;
-    double t0 = now();
-    for (long it = 0; it < iters; it++) {
-#pragma GCC unroll 24
-        for (int i = 0; i < CH; i++) FMA_STEP(i);
-    }
-    double dt = now() - t0;
-    float sink = 0;
-#pragma GCC unroll 24
-    for (int i = 0; i < CH; i++) sink += CVT(acc[i]);
-    if (sink == 12345.0f) printf("!");
-    return (double)iters * CH * W * 2 / dt * 1e-9;
-#endif
-}
+// Single-core FMA peak of the path this process runs (bench/peak.c's chains,
+// the kernel variant kernels/dispatch.c chose), per CPU-second.
+static double core_peak(void) { return peak_gflops(1, 0.2, 1).cpu; }
 
 static float *rnd(size_t n) {
     float *p = malloc(n * sizeof(float));
@@ -132,11 +97,10 @@ static int roles(double seconds, int cold) {
     // (185.8-197.9 against 226 GFLOP/s in 3 of 6 runs on the Zen 5, 3 December)
     double peak = 0;
     for (int i = 0; i < 3; i++) {
-        double p = peak_gflops();
+        double p = core_peak();
         if (p > peak) peak = p;
     }
-    printf("kernel %s, %d x %d tiles; FMA peak, one core, per CPU-second: %.1f GFLOP/s\n", GEMM_ISA, GEMM_MR,
-           GEMM_NR, peak);
+    printf("kernel %s; FMA peak, one core, per CPU-second: %.1f GFLOP/s\n", gemm_isa(), peak);
     printf("GFLOP/s per CPU-second (%% of peak), 1 thread%s\n",
            cold ? "; warm, then cold (operands evicted between calls)" : "");
     static const struct {
@@ -167,8 +131,8 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "roles") == 0) return roles(argc > 2 ? atof(argv[2]) : 0.3, 0);
     if (argc > 1 && strcmp(argv[1], "cold") == 0) return roles(argc > 2 ? atof(argv[2]) : 0.3, 1);
     int max_threads = argc > 1 ? atoi(argv[1]) : 2;
-    printf("kernel %s, %d x %d tiles\n", GEMM_ISA, GEMM_MR, GEMM_NR);
-    printf("FMA peak, one core: %.1f GFLOP/s\n", peak_gflops());
+    printf("kernel %s\n", gemm_isa());
+    printf("FMA peak, one core: %.1f GFLOP/s\n", core_peak());
     static const size_t shapes[][3] = {
         {768, 384, 128}, {768, 128, 384}, {768, 384, 384}, {2048, 1152, 384},
         {2048, 384, 1152}, {1536, 384, 2048}, {384, 128, 2048}};

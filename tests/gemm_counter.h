@@ -1,8 +1,11 @@
-// gemm_counter.h — a test program that includes this defines gemm, gemm_serial,
-// gemm_ref, gemm_bf16 and the two with an epilogue (run on all of C at the end) itself: a plain triple loop that also adds 2*M*N*K to
-// g_gemm_flops. The linker then does not pull kernels/gemm.o from the library,
-// so every matrix product the program runs goes through the counter
-// (single-threaded use: the pool is never started, or runs one thread).
+// gemm_counter.h — a test program that includes this replaces gemm, gemm_serial,
+// gemm_ref, gemm_bf16 and the two with an epilogue (run on all of C at the end)
+// with a plain triple loop that also adds 2*M*N*K to g_gemm_flops. Every
+// caller outside kernels/gemm.c reaches them through the dispatch pointers
+// (kernels/isa.h), which a constructor here points at the counter after
+// kernels/dispatch.c has set them, so every matrix product the program runs
+// goes through the counter (single-threaded use: the pool is never started,
+// or runs one thread).
 #pragma once
 #include <stddef.h>
 
@@ -24,29 +27,38 @@ static void counting_gemm(int transA, int transB, size_t M, size_t N, size_t K, 
         }
 }
 
-void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
+static void counted_gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
           const float *B, size_t ldb, float beta, float *C, size_t ldc) {
     counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-void gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+static void counted_gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
                  size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
     counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+static void counted_gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
               size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
     counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-void gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+static void counted_gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
                size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc) {
     counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-void gemm_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
+static void counted_gemm_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
               const float *B, size_t ldb, float beta, float *C, size_t ldc, const GemmEpilogue *epi) {
     counting_gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     if (epi && M && N) epi->fn(epi, C, ldc, 0, 0, M, N);
 }
-void gemm_bf16_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+static void counted_gemm_bf16_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
                    size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc,
                    const GemmEpilogue *epi) {
-    gemm_epi(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, epi);
+    counted_gemm_epi(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, epi);
+}
+
+__attribute__((constructor)) static void gemm_counter_install(void) {
+    kd_gemm = counted_gemm;
+    kd_gemm_serial = counted_gemm_serial;
+    kd_gemm_ref = counted_gemm_ref;
+    kd_gemm_bf16 = counted_gemm_bf16;
+    kd_gemm_epi = counted_gemm_epi;
+    kd_gemm_bf16_epi = counted_gemm_bf16_epi;
 }

@@ -32,6 +32,7 @@
 // is O((T/chunk + chunk) · d²), never O(T · d²); the recompute runs exactly the
 // forward's arithmetic, so the gradients are those of the forward as computed.
 #pragma once
+#include "attention/attn_kernel_names.h"
 #include <stddef.h>
 
 #include "attention/options.h"
@@ -63,13 +64,13 @@ static inline size_t delta_ldy(const DeltaSlab *p) { return p->ldy ? p->ldy : p-
 
 // floats of `saved` (kept from forward to backward) and of `scratch` (free to
 // reuse; forward and backward each overwrite it)
-size_t delta_saved_floats(const DeltaSlab *p);
-size_t delta_scratch_floats(const DeltaSlab *p);
+extern size_t delta_saved_floats(const DeltaSlab *p);
+extern size_t delta_scratch_floats(const DeltaSlab *p);
 
 // ---- per token: the training form and generation round alike ----
 
 // out (d) = k̂ for raw x (d), as above. Returns the divisor (1 without normalize).
-float delta_features(const DeltaSlab *p, float *out, const float *x);
+extern float delta_features(const DeltaSlab *p, float *out, const float *x);
 // delta_features' normalisation, for n rows at once: phi (n, d) holds φ(x) of
 // n inputs (fmap_forward) and becomes their k̂; with `divisors` (n) non-NULL,
 // each row's divisor goes there (untouched without normalize). The n sums run
@@ -77,21 +78,21 @@ float delta_features(const DeltaSlab *p, float *out, const float *x);
 // what one does rather than n chains' latency; delta_features is this at n = 1.
 // n <= DELTA_FEATURES_MAX.
 #define DELTA_FEATURES_MAX 8
-void delta_normalize_n(const DeltaSlab *p, float *phi, size_t n, float *divisors);
+extern void delta_normalize_n(const DeltaSlab *p, float *phi, size_t n, float *divisors);
 // β = sigmoid(a) and 1 − β, each without cancellation
-void delta_beta(float a, float *beta, float *one_minus_beta);
+extern void delta_beta(float a, float *beta, float *one_minus_beta);
 // One position in place, for generation: e = v − λ Sᵀk̂ (kept in registers),
 // S = λS + β k̂ eᵀ and y (d) = Sᵀq̂, each sum from 0 over i ascending: the
 // values the training form's kernels compute for the same position (tests:
 // test_fw_step.c and test_delta_bits.c against tests/attention/delta_plain.h).
 // Each column strip of S is read twice (e, then the update with the
 // read-out) while it is in the near cache, rather than three times over S.
-void delta_token_inplace(size_t d, float lam, float beta, float *S, const float *kh, const float *qh, float *y,
+extern void delta_token_inplace(size_t d, float lam, float beta, float *S, const float *kh, const float *qh, float *y,
                          const float *v);
 
 // dx += dL/dx for out = the normalised φ(x) (divisor s, as delta_features
 // returned it) given dout = dL/dout (overwritten with dL/dφ)
-void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const float *out, float s,
+extern void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const float *out, float s,
                              const float *x);
 
 // Asks for the cache lines of n rows of d floats, ld apart (write: to be
@@ -100,7 +101,7 @@ void delta_features_backward(const DeltaSlab *p, float *dx, float *dout, const f
 // head-major slabs' one stream (measured, docs/speed.md); the training forms
 // ask for a chunk's rows at once, ahead of the work that reads them. Nothing
 // for ld == d (one stream).
-void delta_prefetch_rows(const float *x, size_t ld, size_t n, size_t d, int write);
+extern void delta_prefetch_rows(const float *x, size_t ld, size_t n, size_t d, int write);
 
 // A chunk's rows are slices of the projection's rows (ld > d): strided reads
 // the hardware prefetchers miss, and in a training step they come from L3 or
@@ -117,7 +118,7 @@ typedef struct {
     ptrdiff_t off, off_y;
     size_t t0, L;
 } DeltaAhead;
-DeltaAhead delta_ahead(const DeltaSlab *p, size_t c, int backward);
+extern DeltaAhead delta_ahead(const DeltaSlab *p, size_t c, int backward);
 static inline void delta_ahead_rows(size_t L_ahead, size_t s, size_t L, size_t *lo, size_t *hi) {
     *lo = s * L_ahead / L, *hi = (s + 1) * L_ahead / L;
 }
@@ -126,13 +127,13 @@ static inline void delta_ahead_rows(size_t L_ahead, size_t s, size_t L, size_t *
 
 // y (T, dh) for q, k, v (T, dh), a (T) the β logits; rows of q, k, v (and dq,
 // dk, dv) p->ld floats apart, of y (and dy) p->ldy (0: dh). Returns ||S_{T-1}||_F.
-double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *scratch,
+extern double delta_chunk_forward(const DeltaSlab *p, float *y, float *saved, float *scratch,
                            const float *q, const float *k, const float *v, const float *a);
 
 // ADDS dL/dq, dk, dv (T, dh) and dL/da (T, if da) for upstream dy (T, dh);
 // `saved` as forward left it (read only). Returns dL/dlog λ summed over positions
 // in a fixed order (the caller chains it to θ); if dlam (T) is given, ADDS
 // dL/dlog λ_t per position there too.
-double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
+extern double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
                             float *dlam, const float *dy, const float *saved, float *scratch,
                             const float *q, const float *k, const float *v, const float *a);

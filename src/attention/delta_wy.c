@@ -94,7 +94,9 @@ static void load_chunk(const DeltaSlab *p, Scratch *s, size_t t0, size_t L, cons
     for (size_t r = 0; r < L; r++) {
         s->gam[r] = (float)exp(s->b[r]);
         s->gs[r] = (float)exp(s->b[L - 1] - s->b[r]);
-        for (size_t j = 0; j <= r; j++) s->dm[r * L + j] = vexpf((float)(s->b[r] - s->b[j]));
+        // the exponents, then one call of the chosen path's vexpf over the row
+        for (size_t j = 0; j <= r; j++) s->dm[r * L + j] = (float)(s->b[r] - s->b[j]);
+        vexpf_n(s->dm + r * L, s->dm + r * L, r + 1);
     }
 }
 

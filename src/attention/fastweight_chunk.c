@@ -141,7 +141,9 @@ static int unit_decay(const FwSlab *p) { return !p->ll && p->loglam == 0.0; }
 // for the row (the backward reads each twice).
 static const float *decay_row(const FwSlab *p, const Scratch *s, size_t r) {
     if (!p->ll) return s->pr + (p->chunk - 1 - r);
-    for (size_t j = 0; j <= r; j++) s->drow[j] = vexpf((float)(s->b[r] - s->b[j]));
+    // the exponents, then one call of the chosen path's vexpf over the row
+    for (size_t j = 0; j <= r; j++) s->drow[j] = (float)(s->b[r] - s->b[j]);
+    vexpf_n(s->drow, s->drow, r + 1);
     return s->drow;
 }
 

@@ -8,6 +8,7 @@
 // linear_decay, and later delta), so that all use the very same phi, in the
 // chunked training form and in the one-token generation step alike.
 #pragma once
+#include "attention/attn_kernel_names.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -33,15 +34,15 @@ static inline float fmap_dphi(FeatureMap m, float x) {
 }
 
 // out (n) = phi(x (n)). out may alias x.
-void fmap_forward(FeatureMap m, float *out, const float *x, size_t n);
+extern void fmap_forward(FeatureMap m, float *out, const float *x, size_t n);
 // dx (n) += dout (n) * phi'(x (n))
-void fmap_backward(FeatureMap m, float *dx, const float *dout, const float *x, size_t n);
+extern void fmap_backward(FeatureMap m, float *dx, const float *dout, const float *x, size_t n);
 // The same, given phi = phi(x) already computed: elu1's slope is phi itself
 // where x <= 0, so no exp is needed. Bit-identical to fmap_backward.
-void fmap_backward_phi(FeatureMap m, float *dx, const float *dout, const float *x,
+extern void fmap_backward_phi(FeatureMap m, float *dx, const float *dout, const float *x,
                        const float *phi, size_t n);
 
 // The same over `rows` rows of n values whose dx and x rows lie ldx apart,
 // dout and phi contiguous (rows, n), row by row.
-void fmap_backward_phi_rows(FeatureMap m, float *dx, size_t ldx, const float *dout, const float *x,
+extern void fmap_backward_phi_rows(FeatureMap m, float *dx, size_t ldx, const float *dout, const float *x,
                             const float *phi, size_t rows, size_t n);

@@ -262,6 +262,15 @@ static double sm_flops(const AttnConfig *c, size_t T, double *fwd) {
     return 14.0 * pairs * (double)c->dh;
 }
 
+// The KV cache's functions are kernels (softmax_cache.c, one variant per path:
+// kernels/isa.h), reached through pointers set at start, which a constant
+// initializer cannot name: these forward to them.
+static size_t sm_state_floats(const AttnConfig *c, size_t window) { return sm_cache_floats(c, window); }
+static void sm_state_reset(const AttnConfig *c, float *state, size_t window) { sm_cache_reset(c, state, window); }
+static void sm_state_extend(const AttnConfig *c, float *state, size_t window, size_t have, size_t pos) {
+    sm_cache_extend(c, state, window, have, pos);
+}
+
 // fmap, normalize, identity, key_shift, chunk, lam, key_norm, data_decay
 static const AttnCheckCase sm_checks[] = {
     {FMAP_ELU1, 1, 0, 0, 4, 0.9f, KEYNORM_SUM, 0},
@@ -280,10 +289,10 @@ const AttnKind attn_softmax = {
     .forward_io = sm_forward_io,
     .backward_io = sm_backward_io,
     .last_state_norm = NULL,
-    .state_floats = sm_cache_floats,
-    .state_reset = sm_cache_reset,
+    .state_floats = sm_state_floats,
+    .state_reset = sm_state_reset,
     .step = sm_step,
-    .state_extend = sm_cache_extend,
+    .state_extend = sm_state_extend,
     .memory_bytes = sm_memory_bytes,
     .value_weights = softmax_value_weights,
     .weights_formula = "W[i, j] = softmax_j(q_i·k_j/√dh)",

@@ -10,13 +10,14 @@
 // nearest even as inserted, half the bytes); a step then gives the bits the
 // fp32 cache gives holding those rounded values.
 #pragma once
+#include "attention/attn_kernel_names.h"
 #include <stddef.h>
 
 #include "attention/attention.h"
 
-size_t sm_cache_floats(const AttnConfig *c, size_t window);
-void sm_cache_reset(const AttnConfig *c, float *state, size_t window);
+extern size_t sm_cache_floats(const AttnConfig *c, size_t window);
+extern void sm_cache_reset(const AttnConfig *c, float *state, size_t window);
 // y (H, dh) for the token at pos with q, k, v (H, dh); inserts k, v first
-void sm_cache_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y, const float *q,
+extern void sm_cache_step(const AttnConfig *c, float *state, size_t window, size_t pos, float *y, const float *q,
                    const float *k, const float *v);
-void sm_cache_extend(const AttnConfig *c, float *state, size_t window, size_t have, size_t pos);
+extern void sm_cache_extend(const AttnConfig *c, float *state, size_t window, size_t have, size_t pos);

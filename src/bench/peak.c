@@ -8,13 +8,14 @@
 // at the end so the compiler cannot drop the loop.
 #include "peak.h"
 
+// The chains themselves are a kernel (kernels/fma_chains.c, one variant per
+// path), so the peak is the chosen path's: forced to AVX2 on an AVX-512
+// machine, bench measures and reports the AVX2 peak.
+
 #include <time.h>
 
+#include "kernels/fma_chains.h"
 #include "util/pool.h"
-
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
-#include <immintrin.h>
-#endif
 
 static double now_s(void) {
     struct timespec ts;
@@ -22,57 +23,12 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#if defined(__AVX512F__)
-// 32 zmm registers: 24 accumulators + x, y. FMA latency 4 cycles x 2 pipes
-// needs >= 8 chains in flight; 24 leaves margin for a wider core.
-enum { CHAINS = 24, LANES = 16 };
-static const char *ISA = "AVX-512";
-static float run_chains(long iters) {
-    __m512 acc[CHAINS], x = _mm512_set1_ps(0.99999994f), y = _mm512_set1_ps(6e-8f);
-    for (int i = 0; i < CHAINS; i++) acc[i] = _mm512_set1_ps(1.0f + (float)i);
-    for (long it = 0; it < iters; it++) {
-#pragma GCC unroll 24
-        for (int i = 0; i < CHAINS; i++) acc[i] = _mm512_fmadd_ps(acc[i], x, y);
-    }
-    __m512 s = acc[0];
-    for (int i = 1; i < CHAINS; i++) s = _mm512_add_ps(s, acc[i]);
-    return _mm512_reduce_add_ps(s);
+const char *peak_isa(void) {
+    int chains, lanes;
+    const char *isa;
+    fma_chains_shape(&chains, &lanes, &isa);
+    return isa;
 }
-#elif defined(__AVX2__) && defined(__FMA__)
-// 16 ymm registers: 12 accumulators + x, y.
-enum { CHAINS = 12, LANES = 8 };
-static const char *ISA = "AVX2+FMA";
-static float run_chains(long iters) {
-    __m256 acc[CHAINS], x = _mm256_set1_ps(0.99999994f), y = _mm256_set1_ps(6e-8f);
-    for (int i = 0; i < CHAINS; i++) acc[i] = _mm256_set1_ps(1.0f + (float)i);
-    for (long it = 0; it < iters; it++) {
-#pragma GCC unroll 12
-        for (int i = 0; i < CHAINS; i++) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
-    }
-    float lanes[8], sum = 0.0f;
-    __m256 s = acc[0];
-    for (int i = 1; i < CHAINS; i++) s = _mm256_add_ps(s, acc[i]);
-    _mm256_storeu_ps(lanes, s);
-    for (int i = 0; i < 8; i++) sum += lanes[i];
-    return sum;
-}
-#else
-// Plain C: a multiply and an add per step (C11 does not contract them into an
-// FMA), still 2 FLOPs; the compiler may vectorise across the chains.
-enum { CHAINS = 16, LANES = 1 };
-static const char *ISA = "scalar";
-static float run_chains(long iters) {
-    float acc[CHAINS], x = 0.99999994f, y = 6e-8f;
-    for (int i = 0; i < CHAINS; i++) acc[i] = 1.0f + (float)i;
-    for (long it = 0; it < iters; it++)
-        for (int i = 0; i < CHAINS; i++) acc[i] = acc[i] * x + y;
-    float s = 0.0f;
-    for (int i = 0; i < CHAINS; i++) s += acc[i];
-    return s;
-}
-#endif
-
-const char *peak_isa(void) { return ISA; }
 
 static double thread_cpu_s(void) {
     struct timespec ts;
@@ -92,7 +48,7 @@ static void peak_task(void *ctx, size_t lo, size_t hi) {
     PeakJob *j = ctx;
     for (size_t t = lo; t < hi; t++) {
         double c0 = thread_cpu_s();
-        j->sink[t] = run_chains(j->iters);
+        j->sink[t] = fma_chains_run(j->iters);
         j->cpu[t] = thread_cpu_s() - c0;
     }
 }
@@ -103,7 +59,10 @@ static PeakRate trial(PeakJob *j, int threads) {
     if (threads <= 1) peak_task(j, 0, 1);
     else parallel_for((size_t)threads, 1, peak_task, j);
     double wall = now_s() - t0;
-    double per_task = 2.0 * (double)CHAINS * LANES * (double)j->iters;
+    int chains, lanes;
+    const char *isa;
+    fma_chains_shape(&chains, &lanes, &isa);
+    double per_task = 2.0 * chains * lanes * (double)j->iters;
     PeakRate r = {.wall = per_task * threads / wall * 1e-9, .cpu = 0};
     for (int t = 0; t < threads; t++) r.cpu += per_task / j->cpu[t] * 1e-9;
     return r;

@@ -9,3 +9,7 @@ int cli_load_config(Config *c, const char *name, const char *const *sets, int n_
 
 // The run folder: --out DIR if given, else out_dir/name.
 void cli_run_dir(char *buf, size_t cap, const Config *c, const char *out);
+
+// The shipped configs' folder compiled in (PREFIX/share/lmtrain/configs),
+// where --config looks last for a bare name.
+const char *cli_share_configs(void);

@@ -3,23 +3,17 @@
 
 #include <stdlib.h>
 
+#include "kernels/cpu.h"
+
 const char *const precision_names[] = {"fp32", "bf16", NULL};
 
 #if defined(BF16_HAVE_KERNELS)
-#include <cpuid.h>
 #include <immintrin.h>
 
-// cpuid leaf 7 sub-leaf 1, EAX bit 5: AVX512_BF16. __builtin_cpu_supports
-// answers for AVX-512 F/BW/VL including the OS check (XCR0 saves the zmm state).
-static int cpu_has_bf16(void) {
-    static int known = -1;
-    if (known >= 0) return known;
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    int ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vl") && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 5 & 1u);
-    known = ok;
-    return ok;
-}
+// cpuid says AVX512_BF16 (with F/BW/VL and the zmm state saved), and the
+// process runs the avx512 path: a forced narrower one (LMTRAIN_ISA) behaves as
+// a CPU without bf16 would (kernels/cpu.h).
+static int cpu_has_bf16(void) { return cpu_info()->bf16 && kernel_isa() == KERNEL_AVX512; }
 
 BF16_TARGET static void from_floats_avx512(uint16_t *dst, const float *src, size_t n) {
     size_t i = 0;
@@ -37,6 +31,9 @@ const char *bf16_cpu_missing(void) {
     const char *hook = getenv("LMTRAIN_CPU_NO_BF16");
     if (hook && *hook) return "this CPU has no AVX-512 BF16 (LMTRAIN_CPU_NO_BF16 is set: the test hook)";
 #if defined(BF16_HAVE_KERNELS)
+    if (cpu_info()->bf16 && !cpu_has_bf16())
+        return "LMTRAIN_ISA forces a kernel path without AVX-512 BF16 (this CPU has avx512_bf16: unset LMTRAIN_ISA, "
+               "or set avx512)";
     if (!cpu_has_bf16()) return "this CPU has no AVX-512 BF16 (avx512_bf16 in /proc/cpuinfo)";
     return NULL;
 #else

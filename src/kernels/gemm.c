@@ -33,6 +33,8 @@
 #include "util/err.h"
 #include "util/pool.h"
 
+const char *gemm_isa(void) { return GEMM_ISA; }
+
 // A task of the threaded gemm gets at least this many multiply-adds (~8 us at
 // 250 GFLOP/s): waking a pool thread was measured at 5 us best case and ~25 us
 // on average on the busy 2-core target, so smaller splits lose.

@@ -6,6 +6,7 @@
 // Threaded through the pool; deterministic: each C element is produced by one
 // task with a summation order that does not depend on the thread count.
 #pragma once
+#include "kernels/kernel_names.h"
 #include <stddef.h>
 
 // K is summed in blocks of GEMM_KC (each from zero, the blocks' sums then
@@ -15,7 +16,7 @@
 #define GEMM_KC 256
 #endif
 
-void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+extern void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
           const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
           size_t ldc);
 
@@ -26,7 +27,7 @@ void gemm(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
 // chain (k pairs ascending per GEMM_KC block, from zero), so the result does
 // not depend on the thread count. Only where bf16_cpu_missing() (bf16.h) is
 // NULL; a call elsewhere is an internal error.
-void gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+extern void gemm_bf16(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
                const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
                size_t ldc);
 
@@ -45,20 +46,25 @@ struct GemmEpilogue {
 };
 
 // gemm() and gemm_bf16() with an epilogue (NULL: none, the plain product).
-void gemm_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
+extern void gemm_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A, size_t lda,
               const float *B, size_t ldb, float beta, float *C, size_t ldc, const GemmEpilogue *epi);
-void gemm_bf16_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
+extern void gemm_bf16_epi(int transA, int transB, size_t M, size_t N, size_t K, float alpha, const float *A,
                    size_t lda, const float *B, size_t ldb, float beta, float *C, size_t ldc,
                    const GemmEpilogue *epi);
 
+// Which kernel set the products run: "avx512", "avx2" or "plain-c" (the
+// variant kernels/dispatch.c chose; its tile shape GEMM_MR x GEMM_NR in
+// gemm_kernels.h). Tests pick their expectations by it.
+extern const char *gemm_isa(void);
+
 // The slow, obviously-right reference (double accumulation, no threads) the
 // fast path is tested against.
-void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+extern void gemm_ref(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
               const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
               size_t ldc);
 
 // Single-threaded fast path, for callers that already parallelise outside
 // (e.g. attention kernels running one (batch, head) per task).
-void gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
+extern void gemm_serial(int transA, int transB, size_t M, size_t N, size_t K, float alpha,
                  const float *A, size_t lda, const float *B, size_t ldb, float beta, float *C,
                  size_t ldc);

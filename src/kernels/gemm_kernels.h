@@ -9,6 +9,7 @@
 //            bp[q*kc + k*GEMM_NR + j] = op(B)[k0 + k][j0 + q + j]   (q a multiple of GEMM_NR)
 // Both must be 64-byte aligned.
 #pragma once
+#include "kernels/kernel_names.h"
 #include <stddef.h>
 
 #include "kernels/gemm.h"  // GEMM_KC

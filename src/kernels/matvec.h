@@ -22,31 +22,32 @@
 // time), plain C computes the same products and sums them in fp32, in its own
 // order: the same value up to the summation order.
 #pragma once
+#include "kernels/kernel_names.h"
 #include <stddef.h>
 #include <stdint.h>
 
 #define MATVEC_PANEL 256  // outputs per panel: 16 zmm accumulators
 
 // floats (fp32) or bf16 values (bf16) of the packed copy of a (OC, K) weight
-size_t matvec_f32_packed_size(size_t K, size_t OC);
-size_t matvec_bf16_packed_size(size_t K, size_t OC);
+extern size_t matvec_f32_packed_size(size_t K, size_t OC);
+extern size_t matvec_bf16_packed_size(size_t K, size_t OC);
 
 // dst (packed) <- w (OC, K), row-major as the model stores it (torch layout)
-void matvec_f32_pack(float *dst, const float *w, size_t OC, size_t K);
-void matvec_bf16_pack(uint16_t *dst, const float *w, size_t OC, size_t K);
+extern void matvec_f32_pack(float *dst, const float *w, size_t OC, size_t K);
+extern void matvec_bf16_pack(uint16_t *dst, const float *w, size_t OC, size_t K);
 
 // What a product does with its result: store it, or add it to what is there
 // (the residual stream: out[i] = out[i] + W inp, add_forward's sum).
 typedef enum { MATVEC_STORE, MATVEC_ADD } MatvecMode;
 
 // out (OC) = (or +=) W inp, W packed by matvec_f32_pack. out must not overlap inp.
-void matvec_f32(float *out, const float *inp, const float *packed, size_t K, size_t OC,
+extern void matvec_f32(float *out, const float *inp, const float *packed, size_t K, size_t OC,
                 MatvecMode mode);
 
 // The same with a bf16-packed W. scratch: matvec_bf16_scratch_size(K) uint32_t
 // (the rounded input, two k a word), 64-byte aligned.
-size_t matvec_bf16_scratch_size(size_t K);
-void matvec_bf16(float *out, const float *inp, const uint16_t *packed, size_t K, size_t OC,
+extern size_t matvec_bf16_scratch_size(size_t K);
+extern void matvec_bf16(float *out, const float *inp, const uint16_t *packed, size_t K, size_t OC,
                  MatvecMode mode, uint32_t *scratch);
 
 // What the input goes through before it is rounded: nothing, or GELU
@@ -57,11 +58,11 @@ void matvec_bf16(float *out, const float *inp, const uint16_t *packed, size_t K,
 // little; no pass of its own and no buffer for GELU's output.
 typedef enum { MATVEC_IN_PLAIN, MATVEC_IN_GELU } MatvecInput;
 #define MATVEC_BLOCK 32  // inputs rounded at a time (two 16-float vectors)
-void matvec_bf16_in(float *out, const float *inp, MatvecInput act, const uint16_t *packed, size_t K,
+extern void matvec_bf16_in(float *out, const float *inp, MatvecInput act, const uint16_t *packed, size_t K,
                     size_t OC, MatvecMode mode, uint32_t *scratch);
 
 // Which bf16 kernel matvec_bf16 runs: "avx512-bf16" (vdpbf16ps) or "plain-c".
 // matvec_bf16_force_plain(1) makes it take plain C anyway (tests compare the
 // two; a CPU without AVX-512 BF16 always takes plain C).
-const char *matvec_bf16_kernel(void);
-void matvec_bf16_force_plain(int on);
+extern const char *matvec_bf16_kernel(void);
+extern void matvec_bf16_force_plain(int on);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/cpu.h"
 #include "kernels/gelu.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && \
@@ -260,19 +261,18 @@ I8_TARGET static void panel_avx512(float *out, uint8_t *u, const float *x, size_
     }
 }
 
-static int cpu_has_vnni(void) {
-    static int known = -1;
-    if (known < 0)
-        known = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
-    return known;
-}
+// cpuid says VNNI with the zmm state saved, and the process runs the avx512
+// path (a forced narrower one behaves as a CPU without VNNI: kernels/cpu.h)
+static int cpu_has_vnni(void) { return cpu_info()->vnni && kernel_isa() == KERNEL_AVX512; }
 #endif
 
 const char *matvec_i8_cpu_missing(void) {
     const char *hook = getenv("LMTRAIN_CPU_NO_VNNI");
     if (hook && *hook) return "this CPU has no AVX-512 VNNI (LMTRAIN_CPU_NO_VNNI is set: the test hook)";
 #if defined(I8_HAVE_KERNELS)
+    if (cpu_info()->vnni && !cpu_has_vnni())
+        return "LMTRAIN_ISA forces a kernel path without AVX-512 VNNI (this CPU has avx512_vnni: unset LMTRAIN_ISA, "
+               "or set avx512)";
     if (!cpu_has_vnni()) return "this CPU has no AVX-512 VNNI (avx512_vnni in /proc/cpuinfo)";
     return NULL;
 #else

@@ -46,6 +46,7 @@
 //   then width floats s_o, then width int32 c_o (zero for padding outputs).
 // One contiguous stream, read once front to back, like matvec.h's.
 #pragma once
+#include "kernels/kernel_names.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,26 +58,26 @@
 #define MATVEC_I8_BLOCK 64  // inputs quantised at a time inside the product
 
 // bytes of the packed copy of a (OC, K) weight (a multiple of 64)
-size_t matvec_i8_packed_bytes(size_t K, size_t OC);
+extern size_t matvec_i8_packed_bytes(size_t K, size_t OC);
 // dst (64-byte aligned) <- w (OC, K), row-major as the model stores it
-void matvec_i8_pack(void *dst, const float *w, size_t OC, size_t K);
+extern void matvec_i8_pack(void *dst, const float *w, size_t OC, size_t K);
 
 // bytes of a product's scratch (the quantised input: K rounded up to 64)
-size_t matvec_i8_scratch_bytes(size_t K);
+extern size_t matvec_i8_scratch_bytes(size_t K);
 
 // u (scratch, matvec_i8_scratch_bytes(K), 64-byte aligned) <- the quantised
 // input u_k = x_k + 128 (of act(inp)), padded with 128 (x = 0); returns s_x
 // (0 for a zero input, NaN if the input has an infinity or NaN). What the
 // products below quantise, as they do it.
-float matvec_i8_quantize_input(uint8_t *u, const float *inp, MatvecInput act, size_t K);
+extern float matvec_i8_quantize_input(uint8_t *u, const float *inp, MatvecInput act, size_t K);
 
 // out (OC) = (or +=) W act(inp), W packed by matvec_i8_pack; K <=
 // MATVEC_I8_MAX_K. scratch as for matvec_i8_quantize_input. out must not
 // overlap inp. The VNNI kernel quantises the input a block of MATVEC_I8_BLOCK
 // at a time between the first panel's weight loads (after one pass for a).
-void matvec_i8_in(float *out, const float *inp, MatvecInput act, const void *packed, size_t K, size_t OC,
+extern void matvec_i8_in(float *out, const float *inp, MatvecInput act, const void *packed, size_t K, size_t OC,
                   MatvecMode mode, uint8_t *scratch);
-void matvec_i8(float *out, const float *inp, const void *packed, size_t K, size_t OC, MatvecMode mode,
+extern void matvec_i8(float *out, const float *inp, const void *packed, size_t K, size_t OC, MatvecMode mode,
                uint8_t *scratch);  // act = MATVEC_IN_PLAIN
 
 // NULL if this process can run the VNNI kernel; otherwise why not, a phrase for
@@ -84,10 +85,10 @@ void matvec_i8(float *out, const float *inp, const void *packed, size_t K, size_
 // includes the OS saving the AVX-512 registers). Test hook: with the
 // environment variable LMTRAIN_CPU_NO_VNNI set to a non-empty value the CPU is
 // taken to lack it, so the refusal can be tested on any machine.
-const char *matvec_i8_cpu_missing(void);
+extern const char *matvec_i8_cpu_missing(void);
 
 // Which kernel matvec_i8 runs: "avx512-vnni" or "plain-c".
 // matvec_i8_force_plain(1) makes it take plain C anyway (tests compare the
 // two; without VNNI plain C is the only one).
-const char *matvec_i8_kernel(void);
-void matvec_i8_force_plain(int on);
+extern const char *matvec_i8_kernel(void);
+extern void matvec_i8_force_plain(int on);

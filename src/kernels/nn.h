@@ -6,6 +6,7 @@
 // pointers may be NULL when that gradient is not wanted. All threaded through
 // the pool with output-partitioned, thread-count-independent results.
 #pragma once
+#include "kernels/kernel_names.h"
 #include <stddef.h>
 
 #include "kernels/bf16.h"
@@ -39,22 +40,22 @@ void embed_backward(float *dwte, float *dwpe, const float *dout, const int *toke
 // out, inp (N, C); mean, rstd (N) saved for backward (cheap: 2 floats a row,
 // and they spare the backward a second reduction pass); either may be NULL
 // when no backward follows. Biased variance, as PyTorch.
-void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
+extern void layernorm_forward(float *out, float *mean, float *rstd, const float *inp, const float *w,
                        const float *b, size_t N, size_t C);
 // One row (N = 1, no mean/rstd saved), for generation: layernorm_forward's
 // values bit for bit, faster for a single row. out must not overlap x.
-void layernorm_row(float *out, const float *x, const float *w, const float *b, size_t C);
-void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
+extern void layernorm_row(float *out, const float *x, const float *w, const float *b, size_t C);
+extern void layernorm_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                         const float *w, const float *mean, const float *rstd, size_t N, size_t C);
 
 // ---- GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) ----
 // out, inp (n) must not overlap; dinp, inp, dout (n) likewise.
-void gelu_forward(float *out, const float *inp, size_t n);
+extern void gelu_forward(float *out, const float *inp, size_t n);
 // dinp += dout * gelu'(inp)
-void gelu_backward(float *dinp, const float *inp, const float *dout, size_t n);
+extern void gelu_backward(float *dinp, const float *inp, const float *dout, size_t n);
 // dinp = 0 + dout * gelu'(inp): the bits gelu_backward leaves in a zeroed dinp,
 // without reading it (autograd/tape.h: grad_store)
-void gelu_backward_store(float *dinp, const float *inp, const float *dout, size_t n);
+extern void gelu_backward_store(float *dinp, const float *inp, const float *dout, size_t n);
 
 // ---- residual: out = a + b (out may be a or b) ----
 void add_forward(float *out, const float *a, const float *b, size_t n);
@@ -65,21 +66,21 @@ void add_forward(float *out, const float *a, const float *b, size_t n);
 // losses (N) gets per-position loss (0 where not scored); may be NULL.
 // A target >= V is a caller bug: its loss is NaN (so it is caught), never an
 // out-of-bounds access.
-double crossentropy_forward(float *probs, float *losses, const float *logits, const int *targets,
+extern double crossentropy_forward(float *probs, float *losses, const float *logits, const int *targets,
                             size_t N, size_t V, size_t *n_scored);
 // dlogits (N, V) += (probs - onehot(target)) * dloss / n_scored, for scored rows.
-void crossentropy_backward(float *dlogits, const float *probs, const int *targets, size_t N,
+extern void crossentropy_backward(float *dlogits, const float *probs, const int *targets, size_t N,
                            size_t V, size_t n_scored, float dloss);
 
 // ---- optimiser helpers ----
 // sqrt(sum g^2) accumulated in double, deterministic.
-double global_norm(const float *g, size_t n);
+extern double global_norm(const float *g, size_t n);
 // One AdamW step on n values: m, v moments; decoupled weight decay `wd` is
 // applied only when the caller passes nonzero (matrices and embeddings).
 // step is 1-based for bias correction. In PyTorch's order, with g' = g * grad_scale:
 //   p *= 1 - lr wd;  m = b1 m + (1-b1) g';  v = b2 v + (1-b2) g'^2;
 //   p -= lr / (1 - b1^step) * m / (sqrt(v) / sqrt(1 - b2^step) + eps)
-void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
+extern void adamw_update(float *p, const float *g, float *m, float *v, size_t n, float lr, float beta1,
                   float beta2, float eps, float wd, float grad_scale, long step);
 // The same step on several runs of one parameter block in one pool dispatch
 // (not one per tensor): span s covers [offset, offset + n) of p, g, m, v, with
@@ -89,5 +90,5 @@ typedef struct {
     size_t offset, n;
     int decay;
 } AdamSpan;
-void adamw_update_spans(float *p, const float *g, float *m, float *v, const AdamSpan *spans, size_t n_spans,
+extern void adamw_update_spans(float *p, const float *g, float *m, float *v, const AdamSpan *spans, size_t n_spans,
                         float lr, float beta1, float beta2, float eps, float wd, float grad_scale, long step);

@@ -11,10 +11,27 @@
 // inf, so callers can form e / (1 + e) without inf / inf. NaN stays NaN.
 // Every lane computes the same IEEE operations as the scalar code, so a value
 // does not depend on where it falls in a vector (or on the thread split).
+//
+// Its bits depend on the path (fused multiply-adds or not), so the inline
+// vexpf below exists in the kernel files only (kernels/isa.h); the rest of the
+// program and the tests call the chosen path's vexpf through vexpf_one (one
+// call per value: for cold code and references) or vexpf_n (one call per row).
 #pragma once
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "kernels/kernel_names.h"
+
+// vexpf(x), the chosen path's bits
+extern float vexpf_one(float x);
+// y[i] = vexpf(x[i]) for i < n; y may be x (kernels/vexp.c)
+extern void vexpf_n(float *y, const float *x, size_t n);
+
+#if !defined(KERNEL_ISA)
+#define vexpf vexpf_one
+#else
 
 // a * b + c: one fused rounding where the target has fast FMA (then also the
 // scalar tail uses it, so every position still agrees), two elsewhere.
@@ -85,3 +102,4 @@ static inline __m512 vexpf16(__m512 x) {
     return _mm512_mask_blend_ps(below, e, _mm512_setzero_ps());
 }
 #endif
+#endif  // KERNEL_ISA

@@ -1,0 +1,65 @@
+// fma_chains.c — bench/peak.c's kernel (fma_chains.h): acc_i = acc_i * x + y
+// for i < CHAINS, repeated, each chain pulled towards the fixed point
+// y / (1 - x) ~ 1 so the values stay normal however long it runs.
+#include "kernels/fma_chains.h"
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+
+#if defined(__AVX512F__)
+// 32 zmm registers: 24 accumulators + x, y. FMA latency 4 cycles x 2 pipes
+// needs >= 8 chains in flight; 24 leaves margin for a wider core.
+enum { CHAINS = 24, LANES = 16 };
+static const char *ISA = "AVX-512";
+float fma_chains_run(long iters) {
+    __m512 acc[CHAINS], x = _mm512_set1_ps(0.99999994f), y = _mm512_set1_ps(6e-8f);
+    for (int i = 0; i < CHAINS; i++) acc[i] = _mm512_set1_ps(1.0f + (float)i);
+    for (long it = 0; it < iters; it++) {
+#pragma GCC unroll 24
+        for (int i = 0; i < CHAINS; i++) acc[i] = _mm512_fmadd_ps(acc[i], x, y);
+    }
+    __m512 s = acc[0];
+    for (int i = 1; i < CHAINS; i++) s = _mm512_add_ps(s, acc[i]);
+    return _mm512_reduce_add_ps(s);
+}
+#elif defined(__AVX2__) && defined(__FMA__)
+// 16 ymm registers: 12 accumulators + x, y.
+enum { CHAINS = 12, LANES = 8 };
+static const char *ISA = "AVX2+FMA";
+float fma_chains_run(long iters) {
+    __m256 acc[CHAINS], x = _mm256_set1_ps(0.99999994f), y = _mm256_set1_ps(6e-8f);
+    for (int i = 0; i < CHAINS; i++) acc[i] = _mm256_set1_ps(1.0f + (float)i);
+    for (long it = 0; it < iters; it++) {
+#pragma GCC unroll 12
+        for (int i = 0; i < CHAINS; i++) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+    }
+    float lanes[8], sum = 0.0f;
+    __m256 s = acc[0];
+    for (int i = 1; i < CHAINS; i++) s = _mm256_add_ps(s, acc[i]);
+    _mm256_storeu_ps(lanes, s);
+    for (int i = 0; i < 8; i++) sum += lanes[i];
+    return sum;
+}
+#else
+// Plain C: a multiply and an add per step (C11 does not contract them into an
+// FMA), still 2 FLOPs; the compiler may vectorise across the chains.
+enum { CHAINS = 16, LANES = 1 };
+static const char *ISA = "scalar";
+float fma_chains_run(long iters) {
+    float acc[CHAINS], x = 0.99999994f, y = 6e-8f;
+    for (int i = 0; i < CHAINS; i++) acc[i] = 1.0f + (float)i;
+    for (long it = 0; it < iters; it++)
+        for (int i = 0; i < CHAINS; i++) acc[i] = acc[i] * x + y;
+    float s = 0.0f;
+    for (int i = 0; i < CHAINS; i++) s += acc[i];
+    return s;
+}
+#endif
+
+
+void fma_chains_shape(int *chains, int *lanes, const char **isa) {
+    *chains = CHAINS;
+    *lanes = LANES;
+    *isa = ISA;
+}
