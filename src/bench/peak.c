@@ -56,6 +56,11 @@ static float run_chains(long iters) {
     for (int i = 0; i < 8; i++) sum += lanes[i];
     return sum;
 }
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+#include "peak_neon.h"
+enum { CHAINS = PEAK_NEON_CHAINS, LANES = PEAK_NEON_LANES };
+static const char *ISA = "NEON";
+static float run_chains(long iters) { return peak_neon_run_chains(iters); }
 #else
 // Plain C: a multiply and an add per step (C11 does not contract them into an
 // FMA), still 2 FLOPs; the compiler may vectorise across the chains.
