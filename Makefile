@@ -54,7 +54,7 @@ endif
 # Everything else is compiled once, for the baseline. x86-64 has three paths;
 # other targets the portable one (plain C).
 KERNEL_SRCS := $(addprefix src/kernels/,crossentropy.c fma_chains.c gelu.c gemm.c gemm_bf16.c \
-                 gemm_kernels.c layernorm.c matvec.c matvec_i8.c optim.c vexp.c) \
+                 gemm_kernels.c gemm_neon.c layernorm.c matvec.c matvec_i8.c optim.c vexp.c) \
                $(addprefix src/attention/,delta_chunk.c feature_map.c softmax_cache.c softmax_rows.c \
                  wy_kernels.c)
 ifeq ($(TARGET_MACHINE),x86_64)
@@ -69,7 +69,7 @@ ISA_FLAGS_portable :=
 kernel_objs = $(foreach i,$(ISAS),$(KERNEL_SRCS:%.c=$(1)/%.$(i).o))
 # $(call kernel_rules,BUILD-FOLDER,COMPILER AND FLAGS): each variant's pattern rule
 define kernel_rule
-$(1)/%.$(3).o: %.c
+$(1)/%.$(3).o: %.c $(1)/flags.txt
 	@mkdir -p $$(dir $$@)
 	$(2) $$(ISA_FLAGS_$(3)) -DKERNEL_ISA=$(3) -DKERNEL_IN_$$(notdir $$(*D)) -c -o $$@ $$<
 endef
@@ -122,12 +122,19 @@ $(BUILD)/liblmtrain.a: $(OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%.o: %.c
+# Every object depends on the compiler and flags it was built with: a change
+# (a new CFLAGS default, CC) rebuilds them all, so no object compiled for
+# another CPU (the old -march=native) stays in the one binary.
+$(BUILD)/flags.txt: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CC) $(CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS)' > $@
+
+$(BUILD)/%.o: %.c $(BUILD)/flags.txt
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 $(call kernel_rules,$(BUILD),$$(CC) $$(CFLAGS))
 
-$(BUILD)/tests/%.o: tests/%.c
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/flags.txt
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -c -o $@ $<
 
@@ -135,7 +142,7 @@ $(BUILD)/libtest.a: $(TEST_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libtest.a $(BUILD)/liblmtrain.a
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libtest.a $(BUILD)/liblmtrain.a $(BUILD)/flags.txt
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libtest.a $(BUILD)/liblmtrain.a $(LDFLAGS) $(LDLIBS)
 

@@ -7,8 +7,9 @@
 // W-lane vector counts 2*W FLOPs.
 #pragma once
 
-// The instruction set the kernel was compiled for: "AVX-512", "AVX2+FMA" or
-// "scalar" (the plain-C fallback: separate multiply and add, 2 FLOPs).
+// The instruction set the kernel was compiled for: "AVX-512", "AVX2+FMA",
+// "NEON" (aarch64) or "scalar" (the plain-C fallback: separate multiply and
+// add, 2 FLOPs).
 const char *peak_isa(void);
 
 typedef struct {

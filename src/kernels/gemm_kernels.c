@@ -336,7 +336,7 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
             for (size_t j = 0; j < nr; j++) c[i * ldc + j] = tile[i * 16 + j];
 }
 
-#else
+#elif !(defined(__aarch64__) && defined(__ARM_NEON))  // NEON: gemm_neon.c
 // ================================================================ plain C (4 x 16)
 
 // gcc vectorises the j loops. Each step is a multiply then an add (gcc does
@@ -361,7 +361,7 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
 #endif
 
 #if !defined(__AVX512F__)
-// ================================================================ portable packing (AVX2, plain C)
+// ================================================================ portable packing (AVX2, NEON, plain C)
 
 void gemm_pack_a(float *ap, int transA, const float *A, size_t lda, size_t i0, size_t mc,
                  size_t k0, size_t kc) {

@@ -42,6 +42,12 @@ static inline void gemm_epilogue(const GemmArgs *g, size_t i0, size_t j0, size_t
 #define GEMM_ISA "avx2"
 #define GEMM_MR 6
 #define GEMM_NR 16
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+// 8 x 12: 24 of the 32 q registers accumulate, per k 2 loads of A and 3 of B
+// for 24 FMAs by lane (gemm_neon.c; the shape BLIS uses on ARMv8).
+#define GEMM_ISA "neon"
+#define GEMM_MR 8
+#define GEMM_NR 12
 #else
 #define GEMM_ISA "plain-c"
 #define GEMM_MR 4
@@ -105,7 +111,9 @@ void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, flo
                      size_t nr, float alpha, float beta);
 void gemm_micro_cols_b(size_t kc, const float *A, size_t lda, const float *B, size_t ldb, float *c, size_t ldc,
                        size_t mr, size_t nr, float alpha, float beta);
+#endif
 
+#if defined(__AVX512F__) || (defined(__aarch64__) && defined(__ARM_NEON))
 #define GEMM_HAS_VEC 1
 // The M == 1 / N == 1 products whose outputs run along the contiguous
 // direction of one operand (op(B) = B with M == 1, op(A) = A^T with N == 1),

@@ -279,9 +279,12 @@ static void test_generation_memory_is_flat(void) {
     free(read_all(tpath(out, sizeof out, "out.txt"), &n));
     CHECK(n == 100000);  // pos = none: no length limit
     // softmax: the cache fills the window and stays there
-    long s1 = sample_rss(run_sm, "200", e1, sizeof e1);
-    long s2 = sample_rss(run_sm, "20000", e2, sizeof e2);
+    // the least of three runs each, as above: a page or two of a busy machine's
+    // transient allocations (seen once in a loaded make test -j2) is not growth
+    long s1 = least_sample_rss(run_sm, "200", e1, sizeof e1);
+    long s2 = least_sample_rss(run_sm, "20000", e2, sizeof e2);
     CHECK(s2 - s1 <= 256);
+    if (!(s2 - s1 <= 256)) fprintf(stderr, "  softmax peak RSS %ld KiB at 200 tokens, %ld KiB at 20000\n", s1, s2);
     // learned positions: the cache is rebuilt from the last half window when
     // it fills, so what it holds moves between BLOCK/2 and BLOCK tokens; what
     // is allocated stays the same
