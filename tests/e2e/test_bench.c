@@ -404,7 +404,21 @@ static int limit_memory(void *ctx) {
 
 // A measurement that fails (here: the large model's child runs out of address
 // space) makes bench exit 1 and say how many failed, after writing the rest.
+#if defined(__SANITIZE_ADDRESS__)
+#define ASAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASAN_BUILD 1
+#endif
+#endif
 static void test_failed_measurement_is_exit_1(void) {
+#ifdef ASAN_BUILD
+    // AddressSanitizer reserves terabytes of address space for its shadow
+    // memory at start, so under an RLIMIT_AS no child starts at all; the plain
+    // builds run this.
+    SKIP("no-sanitizer", "an address-space limit stops AddressSanitizer's shadow memory, not the large model");
+    return;
+#endif
     char out[512], log[512];
     tpath(out, sizeof out, "bench_fail");
     tpath(log, sizeof log, "bench_fail.log");
