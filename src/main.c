@@ -6,6 +6,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "kernels/blocking.h"
 #include "kernels/cpu.h"
 #include "util/err.h"
 #include "util/pool.h"
@@ -42,9 +43,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        char line[256];
+        char line[256], blocking[800];
         kernel_describe(line, sizeof line);
-        printf("lmtrain %s\n%s\n", LMTRAIN_VERSION, line);
+        gemm_blocking_describe(blocking, sizeof blocking);
+        printf("lmtrain %s\n%s\n%s\n", LMTRAIN_VERSION, line, blocking);
         return 0;
     }
     int rc;
