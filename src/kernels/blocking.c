@@ -12,7 +12,7 @@
 // MC = 24 register tiles of rows, NC = 16 of columns, on every path.
 static const GemmBlocking DEFAULT_BLOCKING = {24, 16};
 
-// CPUs whose blocking was measured (docs/speed.md; commit messages hold the
+// CPUs whose blocking was measured (docs/performance.md; commit messages hold the
 // runs). model -1: any model of that family. isa -1: every path.
 static const struct {
     const char *vendor;
@@ -23,12 +23,12 @@ static const struct {
     // Zen 5: the defaults, where they were measured (KC 128..512, MC 96..768,
     // NC 256..2048 within noise of each other)
     {"AuthenticAMD", 0x1A, -1, -1, {24, 16}, "AMD Zen 5"},
-    // Intel Xeon, Emerald Rapids (2 MiB L2): on AVX2, where both operands are
-    // packed, NC 64 tiles (1024 columns) packs op(A) a quarter as often:
-    // 3-6 % less time for the layers' products than 16 in 4 alternating runs
-    // of `bench --part tune`; on AVX-512 every candidate was within 3 % of the
-    // defaults (MC 12..48, NC 8..64).
-    {"GenuineIntel", 6, 207, KERNEL_AVX2, {24, 64}, "Intel Xeon, Emerald Rapids"},
+    // Intel Xeon, Emerald Rapids (2 MiB L2 per core; 2-vCPU VM): on AVX-512
+    // every candidate of `bench --part tune` was within 3 % of the defaults
+    // (MC 12..48, NC 8..64 tiles). On AVX2 NC 64 took 3-6 % off the layers'
+    // products, one thread, yet the 2-thread training step was no faster
+    // (softmax 2-4 % slower, the others within noise, alternating runs): the
+    // defaults on every path.
     {"GenuineIntel", 6, 207, -1, {24, 16}, "Intel Xeon, Emerald Rapids"},
 };
 
