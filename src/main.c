@@ -6,6 +6,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/commands.h"
+#include "kernels/blocking.h"
 #include "kernels/cpu.h"
 #include "util/err.h"
 #include "util/pool.h"
@@ -43,9 +44,10 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
         usage(stdout);
     else if (strcmp(argv[1], "--version") == 0) {
-        char line[256];
+        char line[256], blocking[800];
         kernel_describe(line, sizeof line);
-        printf("lmtrain %s\n%s\n", LMTRAIN_VERSION, line);
+        gemm_blocking_describe(blocking, sizeof blocking);
+        printf("lmtrain %s\n%s\n%s\n", LMTRAIN_VERSION, line, blocking);
     } else if (c) rc = c->run(argc - 1, argv + 1);
     else if (argv[1][0] == '-') rc = cmd_train(argc, argv);  // `lmtrain --config FILE ...`
     else rc = err_set(ERR_USAGE, "unknown command '%s' (lmtrain --help lists them)", argv[1]);

@@ -9,6 +9,7 @@
 //   bench_length.c     part "length":   cost and memory vs sequence length
 //   bench_generate.c   part "generate": generator_step time per token
 //   bench_profile.c    part "profile":  where a training step's time goes, per op
+//   bench_tune.c       part "tune":     the products' blocking for this CPU (kernels/blocking.h)
 //
 // Every measurement runs in its own forked child: it starts its own thread
 // pool, allocates only what that point needs, and its peak resident set size
@@ -199,3 +200,5 @@ int bench_part_train(const BenchOpts *o);
 int bench_part_length(const BenchOpts *o);
 int bench_part_generate(const BenchOpts *o);
 int bench_part_profile(const BenchOpts *o);
+// part "tune" (bench_tune.c): the products' blocking on this CPU, kept in the tuning file
+int bench_part_tune(const BenchOpts *o);

@@ -10,6 +10,7 @@
 #include "bench/bench.h"
 #include "bench/membw.h"
 #include "bench/peak.h"
+#include "kernels/blocking.h"
 #include "util/atomic_file.h"
 #include "util/err.h"
 #include "util/pool.h"
@@ -71,6 +72,9 @@ int bench_part_peak(BenchOpts *o) {
     printf("  %-12d %18.1f %18.1f\n", 1, r1.out[0], r1.out[1]);
     printf("  %-12d %18.1f %18.1f%s\n", o->threads, ra.out[0], ra.out[1],
            started < o->threads ? "  (the pool could not start every thread)" : "");
+    char blocking[800];
+    gemm_blocking_describe(blocking, sizeof blocking);
+    printf("  products' %s\n", blocking);
 
     AtomicFile a;
     if ((rc = atomic_open_in(&a, o->out, "peak.csv"))) return rc;

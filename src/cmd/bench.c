@@ -15,6 +15,8 @@
 //                                                                    memory_vs_length.svg
 //   generate  generator_step time/token at positions 64 and 16384 -> generate.csv
 //   profile   a training step's time per op, fwd and bwd          -> profile.csv
+//   tune      the products' blocking for this CPU (not by default) -> the tuning file
+//             under $XDG_CACHE_HOME/lmtrain (kernels/blocking.h), read by later runs
 // "train", "profile" and "generate" need the peak part's FMA peak or memory
 // bandwidth for their % columns, so they run "peak" too.
 //
@@ -48,7 +50,7 @@
 #include "util/dirs.h"
 #include "util/err.h"
 
-enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8, PART_PROFILE = 16 };
+enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8, PART_PROFILE = 16, PART_TUNE = 32 };
 
 // Calls item(ctx, opt, s, len) for each element of a comma-separated list
 // (the list is not modified); an empty element is an error.
@@ -70,13 +72,13 @@ static int each_item(const char *opt, const char *list, ItemFn item, void *ctx) 
 static int item_part(void *ctx, const char *opt, const char *s, size_t len) {
     static const struct { const char *name; int bit; } parts[] = {
         {"peak", PART_PEAK},         {"train", PART_TRAIN},     {"length", PART_LENGTH},
-        {"generate", PART_GENERATE}, {"profile", PART_PROFILE}};
+        {"generate", PART_GENERATE}, {"profile", PART_PROFILE}, {"tune", PART_TUNE}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (strlen(parts[i].name) == len && !strncmp(parts[i].name, s, len)) {
             *(int *)ctx |= parts[i].bit;
             return 0;
         }
-    return err_set(ERR_USAGE, "bench: %s: unknown part '%.*s' (peak, train, length, generate, profile)", opt, (int)len, s);
+    return err_set(ERR_USAGE, "bench: %s: unknown part '%.*s' (peak, train, length, generate, profile, tune)", opt, (int)len, s);
 }
 
 static int item_kind(void *ctx, const char *opt, const char *s, size_t len) {
@@ -170,7 +172,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     const char *sets[64];
     ArgList set_list = {sets, 64, 0};
     const ArgOpt opts[] = {
-        {"--part", ARG_STRING, &part, "LIST", .help = "parts to run, comma-separated: peak, train, length, generate, profile",
+        {"--part", ARG_STRING, &part, "LIST", .help = "parts to run, comma-separated: peak, train, length, generate, profile, tune",
          .shown_default = "peak,train,length,generate; train, profile, generate add peak"},
         {"--kinds", ARG_STRING, &kinds, "LIST", .help = "attention kinds, comma-separated",
          .shown_default = "every kind"},
@@ -247,6 +249,8 @@ int cmd_bench(int argc, char **argv) {
     bench_sets_text(sets, sizeof sets);
     if (*sets) printf("every model with: %s\n\n", sets);
     fflush(stdout);
+    // tune first: the parts after it measure with its choice
+    if (!rc && (parts & PART_TUNE)) rc = bench_part_tune(&o);
     if (!rc && (parts & PART_PEAK)) rc = bench_part_peak(&o);
     if (!rc && (parts & PART_TRAIN)) rc = bench_part_train(&o);
     if (!rc && (parts & PART_LENGTH)) rc = bench_part_length(&o);

@@ -2,6 +2,8 @@
 // loop order), threaded by output blocks.
 //
 // Loop nest of one serial block of C (rows m0..m1, columns n0..n1):
+// (GEMM_NC, GEMM_MC: the blocking in force, gemm_nc() / gemm_mc(): it never
+// changes a result, kernels/blocking.h)
 //   jc: GEMM_NC columns of C        pack op(B)[pc.., jc..] once  (kc x nc, lives in L2)
 //    pc: GEMM_KC steps of K          (fixed: the K summation order never depends on the partition)
 //     ic: GEMM_MC rows of C          pack op(A)[ic.., pc..]       (mc x kc)
@@ -30,10 +32,14 @@
 
 #include "gemm_kernels.h"
 #include "kernels/bf16.h"
+#include "kernels/blocking.h"
 #include "util/err.h"
 #include "util/pool.h"
 
 const char *gemm_isa(void) { return GEMM_ISA; }
+
+size_t gemm_mc(void) { return (size_t)GEMM_MR * (size_t)gemm_blocking(GEMM_PATH).mc_tiles; }
+size_t gemm_nc(void) { return (size_t)GEMM_NR * (size_t)gemm_blocking(GEMM_PATH).nc_tiles; }
 
 // A task of the threaded gemm gets at least this many multiply-adds (~8 us at
 // 250 GFLOP/s): waking a pool thread was measured at 5 us best case and ~25 us
@@ -91,15 +97,27 @@ static void bufs_key_init(void) {
     bufs_key_ok = pthread_key_create(&bufs_key, bufs_free) == 0;
 }
 
-PackBufs *gemm_pack_bufs(void) {
-    if (tl_bufs) return tl_bufs;
-    pthread_once(&bufs_once, bufs_key_init);
-    PackBufs *pb = xmalloc(sizeof *pb);
-    size_t na = (size_t)GEMM_MC * GEMM_KC, nb = (size_t)GEMM_KC * GEMM_NC;
+// (Re)allocates pb's a and b for mc rows, nc columns.
+static void pack_bufs_size(PackBufs *pb, size_t mc, size_t nc) {
+    free(pb->raw);
+    size_t na = mc * GEMM_KC, nb = (size_t)GEMM_KC * nc;
     pb->raw = xmalloc((na + nb) * sizeof(float) + 64);
     float *base = (float *)(((uintptr_t)pb->raw + 63) & ~(uintptr_t)63);
     pb->a = base;
     pb->b = base + na;  // na is a multiple of 16 floats, so b stays 64-byte aligned
+    pb->mc = mc, pb->nc = nc;
+}
+
+PackBufs *gemm_pack_bufs(void) {
+    size_t mc = gemm_mc() > GEMM_MC ? gemm_mc() : GEMM_MC, nc = gemm_nc() > GEMM_NC ? gemm_nc() : GEMM_NC;
+    if (tl_bufs) {
+        if (tl_bufs->mc < mc || tl_bufs->nc < nc) pack_bufs_size(tl_bufs, mc, nc);
+        return tl_bufs;
+    }
+    pthread_once(&bufs_once, bufs_key_init);
+    PackBufs *pb = xmalloc(sizeof *pb);
+    pb->raw = NULL;
+    pack_bufs_size(pb, mc, nc);
     pb->bk_raw = NULL;
     pb->bk = NULL;
     pb->bk_cap = 0;
@@ -201,7 +219,7 @@ static float *pack_bufs_bk(PackBufs *pb, size_t n) {
 static void gemm_block_k_inner(const GemmArgs *g, PackBufs *pb, int b_in_place, size_t m0, size_t m1,
                                size_t n0, size_t n1) {
     // the packed panel, all K blocks of nc columns, is at most GEMM_BK_FLOATS
-    size_t ncb = GEMM_NC;
+    size_t ncb = gemm_nc(), mcb = gemm_mc();
     if (g->K * ncb > GEMM_BK_FLOATS) ncb = GEMM_BK_FLOATS / g->K / GEMM_NR * GEMM_NR;
     if (ncb < GEMM_NR) ncb = GEMM_NR;
     float *bk = NULL;
@@ -213,8 +231,8 @@ static void gemm_block_k_inner(const GemmArgs *g, PackBufs *pb, int b_in_place, 
                 size_t kc = g->K - pc < GEMM_KC ? g->K - pc : GEMM_KC;
                 gemm_pack_b(bk + pc * ncp, g->transB, g->B, g->ldb, pc, kc, jc, nc);
             }
-        for (size_t ic = m0; ic < m1; ic += GEMM_MC) {
-            size_t mc = m1 - ic < GEMM_MC ? m1 - ic : GEMM_MC;
+        for (size_t ic = m0; ic < m1; ic += mcb) {
+            size_t mc = m1 - ic < mcb ? m1 - ic : mcb;
             for (size_t pc = 0; pc < g->K; pc += GEMM_KC) {
                 size_t kc = g->K - pc < GEMM_KC ? g->K - pc : GEMM_KC;
                 float beta = pc == 0 ? g->beta : 1.0f;
@@ -278,8 +296,9 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
 #else
     int b_in_place = 0;
 #endif
-    for (size_t jc = n0; jc < n1; jc += GEMM_NC) {
-        size_t nc = n1 - jc < GEMM_NC ? n1 - jc : GEMM_NC;
+    size_t mcb = gemm_mc(), ncb = gemm_nc();
+    for (size_t jc = n0; jc < n1; jc += ncb) {
+        size_t nc = n1 - jc < ncb ? n1 - jc : ncb;
         for (size_t pc = 0; pc < g->K; pc += GEMM_KC) {
             size_t kc = g->K - pc < GEMM_KC ? g->K - pc : GEMM_KC;
             const float *bp = g->B + pc * g->ldb + jc;  // op(B)[pc][jc] when read in place
@@ -289,8 +308,8 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
                 bp = pb->b;
                 ldb = 0;
             }
-            for (size_t ic = m0; ic < m1; ic += GEMM_MC) {
-                size_t mc = m1 - ic < GEMM_MC ? m1 - ic : GEMM_MC;
+            for (size_t ic = m0; ic < m1; ic += mcb) {
+                size_t mc = m1 - ic < mcb ? m1 - ic : mcb;
 #if defined(GEMM_HAS_MICRO_ROWS)
                 // only op(A) = A^T comes here (A itself goes K-inner): read in
                 // place, its 8 floats per step contiguous as in a packed sliver

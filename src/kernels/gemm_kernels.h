@@ -12,6 +12,7 @@
 #include "kernels/kernel_names.h"
 #include <stddef.h>
 
+#include "kernels/cpu.h"   // KernelIsa
 #include "kernels/gemm.h"  // GEMM_KC
 
 // One product's arguments, as gemm() or gemm_bf16() received them (gemm.h).
@@ -35,11 +36,13 @@ static inline void gemm_epilogue(const GemmArgs *g, size_t i0, size_t j0, size_t
 // 8 x 32: 16 zmm accumulators, per k 2 loads + 8 broadcasts for 16 FMAs.
 // (Measured best on Zen 5 against 12x32, 14x32, 6x64 and 4x64.)
 #define GEMM_ISA "avx512"
+#define GEMM_PATH KERNEL_AVX512
 #define GEMM_MR 8
 #define GEMM_NR 32
 #elif defined(__AVX2__) && defined(__FMA__)
 // 6 x 16: 12 ymm accumulators, the classic Haswell-era shape.
 #define GEMM_ISA "avx2"
+#define GEMM_PATH KERNEL_AVX2
 #define GEMM_MR 6
 #define GEMM_NR 16
 #elif defined(__aarch64__) && defined(__ARM_NEON)
@@ -50,21 +53,28 @@ static inline void gemm_epilogue(const GemmArgs *g, size_t i0, size_t j0, size_t
 #define GEMM_NR 12
 #else
 #define GEMM_ISA "plain-c"
+#define GEMM_PATH KERNEL_PORTABLE
 #define GEMM_MR 4
 #define GEMM_NR 16
 #endif
 
-// Blocking. KC * GEMM_NR floats (one B sliver, 32 KB) sit in L1d; GEMM_MC * KC
+// Blocking, the defaults (the packing buffers hold at least these; the
+// blocking in force is chosen per CPU, kernels/blocking.h, in register tiles
+// of this path: gemm_mc() / gemm_nc() below). KC * GEMM_NR floats (one B sliver, 32 KB) sit in L1d; GEMM_MC * KC
 // (the packed A block, 192 KB) and KC * GEMM_NC (the packed B panel, 512 KB)
 // in L2. On the Zen 5 target, KC 128..512, MC 96..768 and NC 256..2048 all
 // measured within noise of each other; these keep the per-thread buffers small.
 // KC (gemm.h) is part of the result: it fixes where the K sum is cut into blocks.
 #ifndef GEMM_MC
-#define GEMM_MC (GEMM_MR * 24)
+#define GEMM_MC (GEMM_MR * 24)  // = kernels/blocking.c's DEFAULT_BLOCKING
 #endif
 #ifndef GEMM_NC
 #define GEMM_NC (GEMM_NR * 16)
 #endif
+
+// The blocking in force for this path (kernels/blocking.h), in rows / columns.
+size_t gemm_mc(void);
+size_t gemm_nc(void);
 
 // At most this many floats in one packed op(B) panel over all of K (gemm.c's
 // K-inner loop order): 4 MiB per thread; a longer K gets fewer columns.
@@ -131,13 +141,15 @@ void gemm_vec_t(size_t r0, size_t r1, size_t K, size_t kb, float alpha, const fl
                 size_t ldx, const float *s, size_t incs, float beta, float *y, size_t incy);
 #endif
 
-// This thread's packing buffers (gemm.c): a holds GEMM_MC x GEMM_KC floats, b
-// GEMM_KC x GEMM_NC, both 64-byte aligned; allocated on first use, freed when
-// the thread exits. The bf16 path packs into the same bytes.
+// This thread's packing buffers (gemm.c): a holds at least GEMM_MC x GEMM_KC
+// floats and gemm_mc() x GEMM_KC, b GEMM_KC x GEMM_NC and GEMM_KC x gemm_nc(),
+// both 64-byte aligned; allocated on first use (grown when the blocking
+// grows), freed when the thread exits. The bf16 path packs into the same bytes.
 typedef struct {
     void *raw;
     float *a;  // (GEMM_MC, GEMM_KC) packed A block
     float *b;  // (GEMM_KC, GEMM_NC) packed B panel
+    size_t mc, nc;  // the rows / columns they hold
     void *bk_raw;
     float *bk;      // gemm.c's panels of op(B) over all of K, grown on demand
     size_t bk_cap;  // floats

@@ -113,5 +113,7 @@
 #define gemm_vec KERNEL_LOCAL(gemm_vec)
 #define gemm_vec_t KERNEL_LOCAL(gemm_vec_t)
 #define gemm_pack_bufs KERNEL_LOCAL(gemm_pack_bufs)
+#define gemm_mc KERNEL_LOCAL(gemm_mc)
+#define gemm_nc KERNEL_LOCAL(gemm_nc)
 #define gemm_block_bf16 KERNEL_LOCAL(gemm_block_bf16)
 #endif

@@ -1,0 +1,128 @@
+// bench_tune.c — part "tune": measures the products' blocking candidates on
+// this CPU and keeps the fastest in the tuning file (kernels/blocking.h).
+//
+// The candidates (MC, NC in register tiles) run the linear layers' three
+// products (forward, dX, dW) of the baby and large models, one thread, timed
+// by this thread's CPU time (other processes' time slices do not count). The
+// candidates alternate within each round, so a change of load moves them all
+// alike; a candidate's time is its median over the rounds. The choice in
+// force stays unless a candidate beats it by more than TUNE_MARGIN: the noise
+// of a shared machine must not flip the choice between runs.
+// Nothing here can change a result: the blocking never touches the K order.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/bench.h"
+#include "kernels/blocking.h"
+#include "kernels/gemm.h"
+#include "util/err.h"
+
+#define TUNE_MARGIN 0.03
+
+static const GemmBlocking CANDIDATES[] = {{24, 16}, {12, 16}, {48, 16}, {24, 8}, {24, 32}, {48, 32}, {24, 64}, {48, 64}};
+#define N_CAND (sizeof CANDIDATES / sizeof CANDIDATES[0])
+
+// tokens, inputs, outputs of one linear layer (bench_gemm.c's "roles")
+static const size_t LAYERS[][3] = {{768, 128, 384},   {768, 128, 512},   {768, 512, 128},
+                                   {2048, 384, 1152}, {2048, 384, 1536}, {2048, 1536, 384}};
+#define N_LAYERS (sizeof LAYERS / sizeof LAYERS[0])
+
+static double thread_cpu(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    float *x, *w, *y, *dy, *dx, *dw;
+} LayerBufs;
+
+static float *filled(size_t n) {
+    float *p = malloc(n * sizeof *p);
+    if (!p) return NULL;
+    for (size_t i = 0; i < n; i++) p[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
+    return p;
+}
+
+// one forward, dX and dW of every layer: CPU seconds
+static double one_pass(LayerBufs *b) {
+    double t0 = thread_cpu();
+    for (size_t l = 0; l < N_LAYERS; l++) {
+        size_t T = LAYERS[l][0], C = LAYERS[l][1], OC = LAYERS[l][2];
+        gemm_serial(0, 1, T, OC, C, 1.0f, b[l].x, C, b[l].w, C, 0.0f, b[l].y, OC);      // y = x W^T
+        gemm_serial(0, 0, T, C, OC, 1.0f, b[l].dy, OC, b[l].w, C, 1.0f, b[l].dx, C);    // dX += dY W
+        gemm_serial(1, 0, OC, C, T, 1.0f, b[l].dy, OC, b[l].x, C, 1.0f, b[l].dw, C);    // dW += dY^T X
+    }
+    return thread_cpu() - t0;
+}
+
+int bench_part_tune(const BenchOpts *o) {
+    const CpuInfo *cpu = cpu_info();
+    KernelIsa isa = kernel_isa();
+    GemmBlocking before = gemm_blocking(isa);
+    char before_src[600];
+    snprintf(before_src, sizeof before_src, "%s", gemm_blocking_source());
+    int rounds = o->quick ? 2 : 9;
+    printf("== Tune: the products' blocking on this CPU (%s family %d model %d), path %s ==\n"
+           "  linear layers' forward, dX and dW products of the baby and large models, 1 thread, CPU time;\n"
+           "  %d rounds, the candidates alternating within each; a candidate's time is its median\n"
+           "  in force: mc %d, nc %d tiles, %s\n\n",
+           cpu->vendor[0] ? cpu->vendor : "unknown", cpu->family, cpu->model, kernel_isa_name(isa), rounds,
+           before.mc_tiles, before.nc_tiles, before_src);
+    LayerBufs b[N_LAYERS];
+    memset(b, 0, sizeof b);
+    int rc = 0;
+    for (size_t l = 0; l < N_LAYERS; l++) {
+        size_t T = LAYERS[l][0], C = LAYERS[l][1], OC = LAYERS[l][2];
+        b[l] = (LayerBufs){filled(T * C), filled(OC * C), filled(T * OC), filled(T * OC), filled(T * C),
+                           filled(OC * C)};
+        if (!b[l].x || !b[l].w || !b[l].y || !b[l].dy || !b[l].dx || !b[l].dw) rc = err_set(ERR_RUNTIME, "tune: out of memory");
+    }
+    double t[N_CAND][BENCH_MAX_ROUNDS], med[N_CAND];
+    size_t in_force = N_CAND;
+    for (size_t c = 0; c < N_CAND; c++)
+        if (CANDIDATES[c].mc_tiles == before.mc_tiles && CANDIDATES[c].nc_tiles == before.nc_tiles) in_force = c;
+    for (int r = 0; !rc && r < rounds; r++)
+        for (size_t c = 0; c < N_CAND; c++) {
+            gemm_blocking_set(isa, CANDIDATES[c], "bench --part tune: a candidate");
+            one_pass(b);  // warm: the packing buffers, the operands in cache
+            t[c][r] = one_pass(b);
+        }
+    size_t best = in_force;
+    if (!rc) {
+        printf("  %-10s %-10s %12s %10s\n", "mc tiles", "nc tiles", "ms (median)", "vs in force");
+        for (size_t c = 0; c < N_CAND; c++) med[c] = bench_median(t[c], rounds);
+        double ref = in_force < N_CAND ? med[in_force] : med[0];
+        for (size_t c = 0; c < N_CAND; c++) {
+            printf("  %-10d %-10d %12.2f %9.1f%%%s\n", CANDIDATES[c].mc_tiles, CANDIDATES[c].nc_tiles, 1e3 * med[c],
+                   100.0 * (med[c] / ref - 1.0), c == in_force ? "  (in force)" : "");
+            if (med[c] < ref * (1.0 - TUNE_MARGIN) && (best == N_CAND || best == in_force || med[c] < med[best]))
+                best = c;
+        }
+    }
+    for (size_t l = 0; l < N_LAYERS; l++)
+        free(b[l].x), free(b[l].w), free(b[l].y), free(b[l].dy), free(b[l].dx), free(b[l].dw);
+    gemm_blocking_set(isa, before, before_src);
+    if (rc) return rc;
+    GemmBlocking choice = best < N_CAND ? CANDIDATES[best] : before;
+    // the file keeps the other paths' lines (a valid file of this CPU)
+    GemmBlocking all[KERNEL_N_ISAS];
+    int have[KERNEL_N_ISAS] = {0};
+    char path[512], why[400];
+    if (blocking_file_path(cpu, NULL, path, sizeof path))
+        return err_set(ERR_RUNTIME, "tune: no cache folder ($XDG_CACHE_HOME and $HOME are unset)");
+    for (int i = 0; i < KERNEL_N_ISAS; i++) all[i] = (GemmBlocking){0, 0};
+    if (blocking_file_read(path, cpu, all, why, sizeof why) > 0)
+        for (int i = 0; i < KERNEL_N_ISAS; i++) have[i] = all[i].mc_tiles > 0;
+    all[isa] = choice;
+    have[isa] = 1;
+    if ((rc = blocking_file_write(path, cpu, all, have))) return err_wrap(rc, "tune: ");
+    printf("\n  chosen: mc %d, nc %d tiles (%s); written to %s: later runs on this CPU model read it\n\n",
+           choice.mc_tiles, choice.nc_tiles,
+           best == in_force || best == N_CAND ? "no candidate beat the blocking in force by 3 %" : "the fastest",
+           path);
+    gemm_blocking_reload(NULL);
+    return 0;
+}
