@@ -49,6 +49,7 @@ static inline void gemm_epilogue(const GemmArgs *g, size_t i0, size_t j0, size_t
 // 8 x 12: 24 of the 32 q registers accumulate, per k 2 loads of A and 3 of B
 // for 24 FMAs by lane (gemm_neon.c; the shape BLIS uses on ARMv8).
 #define GEMM_ISA "neon"
+#define GEMM_PATH KERNEL_PORTABLE  // aarch64 has one path, named portable (kernels/cpu.h)
 #define GEMM_MR 8
 #define GEMM_NR 12
 #else
