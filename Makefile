@@ -69,7 +69,7 @@ ISA_FLAGS_portable :=
 kernel_objs = $(foreach i,$(ISAS),$(KERNEL_SRCS:%.c=$(1)/%.$(i).o))
 # $(call kernel_rules,BUILD-FOLDER,COMPILER AND FLAGS): each variant's pattern rule
 define kernel_rule
-$(1)/%.$(3).o: %.c $(1)/flags.txt
+$(1)/%.$(3).o: %.c
 	@mkdir -p $$(dir $$@)
 	$(2) $$(ISA_FLAGS_$(3)) -DKERNEL_ISA=$(3) -DKERNEL_IN_$$(notdir $$(*D)) -c -o $$@ $$<
 endef
@@ -133,6 +133,7 @@ $(BUILD)/%.o: %.c $(BUILD)/flags.txt
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 $(call kernel_rules,$(BUILD),$$(CC) $$(CFLAGS))
+$(call kernel_objs,$(BUILD)): $(BUILD)/flags.txt
 
 $(BUILD)/tests/%.o: tests/%.c $(BUILD)/flags.txt
 	@mkdir -p $(dir $@)
