@@ -15,8 +15,8 @@
 // Powers are exp(n log λ), log λ given by the caller (stable for λ near 0 and 1,
 // never a division by λ).
 //
-// With a decay per position (λ_t, `ll` = log λ_t, Gated Linear Attention's
-// scalar-per-head gate), S_i = λ_i S_{i-1} + φ(k_i) v_iᵀ, and inside a chunk
+// With a decay per position (λ_t, `ll` = log λ_t, a scalar gate per head, as
+// in Mamba-2 / simple GLA), S_i = λ_i S_{i-1} + φ(k_i) v_iᵀ, and inside a chunk
 // every power of λ becomes a product of consecutive λs, taken as the exp of a
 // difference of cumulative log-decays b_r = Σ_{u<=r} log λ_{t0+u}:
 //   D_rs = exp(b_r − b_s) (s <= r),  diag(λ^(r+1)) -> exp(b_r),
