@@ -350,11 +350,15 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 bench: $(BIN)
 	./$(BIN) bench
 
-# lmtrain against PyTorch (Debian's python3-torch, hence /usr/bin/python3) on
-# the baby model, interleaved rounds, ratio per round and median
+# First lmtrain's products beside numpy's BLAS (OpenBLAS) on each instruction-set
+# path of this CPU, the same shapes, 1 thread (tests/reference/blas_anchor.py;
+# Debian's python3-numpy and libopenblas0-pthread); then lmtrain against PyTorch
+# (Debian's python3-torch, hence /usr/bin/python3) on the baby model,
+# interleaved rounds, ratio per round and median
 # (tests/reference/bench_compare.py; BENCH_COMPARE_ARGS e.g. --rounds 9 --threads 2)
 PYTHON_TORCH ?= /usr/bin/python3
 bench-compare: $(BIN)
+	$(PYTHON_TORCH) tests/reference/blas_anchor.py --lmtrain ./$(BIN)
 	$(PYTHON_TORCH) tests/reference/bench_compare.py --lmtrain ./$(BIN) $(BENCH_COMPARE_ARGS)
 
 # ---- ThreadSanitizer ---------------------------------------------------------

@@ -10,6 +10,8 @@
 //   bench_generate.c   part "generate": generator_step time per token
 //   bench_profile.c    part "profile":  where a training step's time goes, per op
 //   bench_tune.c       part "tune":     the products' blocking for this CPU (kernels/blocking.h)
+//   bench_products.c   part "products": the linear layers' products alone, GFLOP/s and % of peak
+//   bench_layers.c     the products' shapes, operands and calls (tune, products)
 //
 // Every measurement runs in its own forked child: it starts its own thread
 // pool, allocates only what that point needs, and its peak resident set size
@@ -202,3 +204,4 @@ int bench_part_generate(const BenchOpts *o);
 int bench_part_profile(const BenchOpts *o);
 // part "tune" (bench_tune.c): the products' blocking on this CPU, kept in the tuning file
 int bench_part_tune(const BenchOpts *o);
+int bench_part_products(const BenchOpts *o);

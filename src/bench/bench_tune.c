@@ -10,13 +10,11 @@
 // of a shared machine must not flip the choice between runs.
 // Nothing here can change a result: the blocking never touches the K order.
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench/bench.h"
+#include "bench/bench_layers.h"
 #include "kernels/blocking.h"
-#include "kernels/gemm.h"
 #include "util/err.h"
 
 #define TUNE_MARGIN 0.03
@@ -24,38 +22,12 @@
 static const GemmBlocking CANDIDATES[] = {{24, 16}, {12, 16}, {48, 16}, {24, 8}, {24, 32}, {48, 32}, {24, 64}, {48, 64}};
 #define N_CAND (sizeof CANDIDATES / sizeof CANDIDATES[0])
 
-// tokens, inputs, outputs of one linear layer (bench_gemm.c's "roles")
-static const size_t LAYERS[][3] = {{768, 128, 384},   {768, 128, 512},   {768, 512, 128},
-                                   {2048, 384, 1152}, {2048, 384, 1536}, {2048, 1536, 384}};
-#define N_LAYERS (sizeof LAYERS / sizeof LAYERS[0])
-
-static double thread_cpu(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-typedef struct {
-    float *x, *w, *y, *dy, *dx, *dw;
-} LayerBufs;
-
-static float *filled(size_t n) {
-    float *p = malloc(n * sizeof *p);
-    if (!p) return NULL;
-    for (size_t i = 0; i < n; i++) p[i] = (float)((i * 2654435761u) % 1000) * 1e-3f - 0.5f;
-    return p;
-}
-
 // one forward, dX and dW of every layer: CPU seconds
-static double one_pass(LayerBufs *b) {
-    double t0 = thread_cpu();
-    for (size_t l = 0; l < N_LAYERS; l++) {
-        size_t T = LAYERS[l][0], C = LAYERS[l][1], OC = LAYERS[l][2];
-        gemm_serial(0, 1, T, OC, C, 1.0f, b[l].x, C, b[l].w, C, 0.0f, b[l].y, OC);      // y = x W^T
-        gemm_serial(0, 0, T, C, OC, 1.0f, b[l].dy, OC, b[l].w, C, 1.0f, b[l].dx, C);    // dX += dY W
-        gemm_serial(1, 0, OC, C, T, 1.0f, b[l].dy, OC, b[l].x, C, 1.0f, b[l].dw, C);    // dW += dY^T X
-    }
-    return thread_cpu() - t0;
+static double one_pass(BenchLayerBufs *b) {
+    double t0 = bench_thread_cpu();
+    for (size_t l = 0; l < BENCH_N_LAYERS; l++)
+        for (int p = 0; p < BENCH_N_PRODUCTS; p++) bench_layer_product(&b[l], &BENCH_LAYERS[l], p);
+    return bench_thread_cpu() - t0;
 }
 
 int bench_part_tune(const BenchOpts *o) {
@@ -71,15 +43,10 @@ int bench_part_tune(const BenchOpts *o) {
            "  in force: mc %d, nc %d tiles, %s\n\n",
            cpu->vendor[0] ? cpu->vendor : "unknown", cpu->family, cpu->model, kernel_isa_name(isa), rounds,
            before.mc_tiles, before.nc_tiles, before_src);
-    LayerBufs b[N_LAYERS];
+    BenchLayerBufs b[BENCH_N_LAYERS];
     memset(b, 0, sizeof b);
     int rc = 0;
-    for (size_t l = 0; l < N_LAYERS; l++) {
-        size_t T = LAYERS[l][0], C = LAYERS[l][1], OC = LAYERS[l][2];
-        b[l] = (LayerBufs){filled(T * C), filled(OC * C), filled(T * OC), filled(T * OC), filled(T * C),
-                           filled(OC * C)};
-        if (!b[l].x || !b[l].w || !b[l].y || !b[l].dy || !b[l].dx || !b[l].dw) rc = err_set(ERR_RUNTIME, "tune: out of memory");
-    }
+    for (size_t l = 0; !rc && l < BENCH_N_LAYERS; l++) rc = bench_layer_alloc(&b[l], &BENCH_LAYERS[l]);
     double t[N_CAND][BENCH_MAX_ROUNDS], med[N_CAND];
     size_t in_force = N_CAND;
     for (size_t c = 0; c < N_CAND; c++)
@@ -102,8 +69,7 @@ int bench_part_tune(const BenchOpts *o) {
                 best = c;
         }
     }
-    for (size_t l = 0; l < N_LAYERS; l++)
-        free(b[l].x), free(b[l].w), free(b[l].y), free(b[l].dy), free(b[l].dx), free(b[l].dw);
+    for (size_t l = 0; l < BENCH_N_LAYERS; l++) bench_layer_free(&b[l]);
     gemm_blocking_set(isa, before, before_src);
     if (rc) return rc;
     GemmBlocking choice = best < N_CAND ? CANDIDATES[best] : before;

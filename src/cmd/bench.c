@@ -15,6 +15,8 @@
 //                                                                    memory_vs_length.svg
 //   generate  generator_step time/token at positions 64 and 16384 -> generate.csv
 //   profile   a training step's time per op, fwd and bwd          -> profile.csv
+//   products  the linear layers' products alone, 1 thread         -> products.csv
+//             (beside a BLAS: make bench-compare)
 //   tune      the products' blocking for this CPU (not by default) -> the tuning file
 //             under $XDG_CACHE_HOME/lmtrain (kernels/blocking.h), read by later runs
 // "train", "profile" and "generate" need the peak part's FMA peak or memory
@@ -50,7 +52,7 @@
 #include "util/dirs.h"
 #include "util/err.h"
 
-enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8, PART_PROFILE = 16, PART_TUNE = 32 };
+enum { PART_PEAK = 1, PART_TRAIN = 2, PART_LENGTH = 4, PART_GENERATE = 8, PART_PROFILE = 16, PART_TUNE = 32, PART_PRODUCTS = 64 };
 
 // Calls item(ctx, opt, s, len) for each element of a comma-separated list
 // (the list is not modified); an empty element is an error.
@@ -72,13 +74,13 @@ static int each_item(const char *opt, const char *list, ItemFn item, void *ctx) 
 static int item_part(void *ctx, const char *opt, const char *s, size_t len) {
     static const struct { const char *name; int bit; } parts[] = {
         {"peak", PART_PEAK},         {"train", PART_TRAIN},     {"length", PART_LENGTH},
-        {"generate", PART_GENERATE}, {"profile", PART_PROFILE}, {"tune", PART_TUNE}};
+        {"generate", PART_GENERATE}, {"profile", PART_PROFILE}, {"tune", PART_TUNE}, {"products", PART_PRODUCTS}};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (strlen(parts[i].name) == len && !strncmp(parts[i].name, s, len)) {
             *(int *)ctx |= parts[i].bit;
             return 0;
         }
-    return err_set(ERR_USAGE, "bench: %s: unknown part '%.*s' (peak, train, length, generate, profile, tune)", opt, (int)len, s);
+    return err_set(ERR_USAGE, "bench: %s: unknown part '%.*s' (peak, train, length, generate, profile, tune, products)", opt, (int)len, s);
 }
 
 static int item_kind(void *ctx, const char *opt, const char *s, size_t len) {
@@ -172,8 +174,8 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     const char *sets[64];
     ArgList set_list = {sets, 64, 0};
     const ArgOpt opts[] = {
-        {"--part", ARG_STRING, &part, "LIST", .help = "parts to run, comma-separated: peak, train, length, generate, profile, tune",
-         .shown_default = "peak,train,length,generate; train, profile, generate add peak"},
+        {"--part", ARG_STRING, &part, "LIST", .help = "parts to run, comma-separated: peak, train, length, generate, profile, tune, products",
+         .shown_default = "peak,train,length,generate; train, profile, generate, products add peak"},
         {"--kinds", ARG_STRING, &kinds, "LIST", .help = "attention kinds, comma-separated",
          .shown_default = "every kind"},
         {"--sizes", ARG_STRING, &sizes, "LIST", .help = "model sizes of the train and profile parts, comma-separated"},
@@ -210,7 +212,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
         if ((rc = bench_add_set(sets[i]))) return rc;
     if (!*parts) *parts = PART_PEAK | PART_TRAIN | PART_LENGTH | PART_GENERATE;
     // % of peak and % of bandwidth need the peak part's measurements
-    if (*parts & (PART_TRAIN | PART_PROFILE | PART_GENERATE)) *parts |= PART_PEAK;
+    if (*parts & (PART_TRAIN | PART_PROFILE | PART_GENERATE | PART_PRODUCTS)) *parts |= PART_PEAK;
     // every kind by default: the targets hold "for every kind", so a
     // kind left out of the default run would be a target nobody sees missed
     if (kinds) {
@@ -256,6 +258,7 @@ int cmd_bench(int argc, char **argv) {
     if (!rc && (parts & PART_LENGTH)) rc = bench_part_length(&o);
     if (!rc && (parts & PART_GENERATE)) rc = bench_part_generate(&o);
     if (!rc && (parts & PART_PROFILE)) rc = bench_part_profile(&o);
+    if (!rc && (parts & PART_PRODUCTS)) rc = bench_part_products(&o);
     if (rc) return err_wrap(rc, "bench: ");
     int failed = bench_failed_count(), measured = bench_child_count();
     char files[256] = "";
@@ -264,6 +267,7 @@ int cmd_bench(int argc, char **argv) {
     if (parts & PART_LENGTH) strcat(files, " cost_vs_length.csv cost_vs_length.svg memory_vs_length.svg");
     if (parts & PART_GENERATE) strcat(files, " generate.csv");
     if (parts & PART_PROFILE) strcat(files, " profile.csv");
+    if (parts & PART_PRODUCTS) strcat(files, " products.csv");
     printf("bench done in %.0f s; written to %s/:%s\n", bench_now() - t0, o.out, files);
     if (failed)  // their rows are empty: a result with holes is no success
         return err_set(ERR_RUNTIME, "bench: %d of %d measurements failed (the lines marked \"failed\" above; "

@@ -5,6 +5,7 @@
 
 #include "../test.h"
 #include "attention/attention.h"
+#include "kernels/cpu.h"
 #include "kernels/matvec_i8.h"
 #include "e2e.h"
 
@@ -218,6 +219,41 @@ static void test_profile_part(void) {
         CHECK(csv_field(row2, 1) == 8388608 && csv_field(row2, 2) > 0);
     }
     free(csv);
+}
+
+// Part products: 6 layers x 3 products, each row's shape as bench_layers.c
+// has it and its GFLOP/s and % busy positive and consistent with the peak
+// the run printed; the path is the one the process runs.
+static void test_products_part(void) {
+    char out[512], p[600];
+    tpath(out, sizeof out, "bench_products");
+    char *argv[] = {"bench", "--quick", "--part", "products", "--out", out, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+    CHECK(strstr(e2e_out, "== Products: ") != NULL);
+    snprintf(p, sizeof p, "%s/products.csv", out);
+    char *csv = read_all(p, NULL);
+    const char *hdr = "path,model,layer,tokens,in,out,product,gflops,pct_busy\n";
+    CHECK(csv && !strncmp(csv, hdr, strlen(hdr)));
+    CHECK(csv && count_lines(csv) == 1 + 6 * 3);
+    snprintf(p, sizeof p, "%s/peak.csv", out);
+    char *peak = read_all(p, NULL);
+    const char *p1 = peak ? strstr(peak, "\n") : NULL;  // "isa,1,gflops_cpu_time,..."
+    double peak1 = p1 ? csv_field(p1 + 1, 2) : NAN;
+    CHECK(peak1 > 0);
+    const char *rows[] = {"baby,qkv,768,128,384,forward,", "baby,ffn down,768,512,128,dW,",
+                          "large,ffn up,2048,384,1536,dX,"};
+    for (int i = 0; csv && i < 3; i++) {
+        const char *r = strstr(csv, rows[i]);
+        CHECK(r != NULL);
+        if (!r) continue;
+        while (r > csv && r[-1] != '\n') r--;  // the row's start: its path
+        CHECK(!strncmp(r, kernel_isa_name(kernel_isa()), strlen(kernel_isa_name(kernel_isa()))));
+        double gf = csv_field(r, 7), busy = csv_field(r, 8);
+        CHECK(gf > 0 && busy > 0 && fabs(busy - 100.0 * gf / peak1) < 0.01 + 1e-3 * busy);
+    }
+    free(csv), free(peak);
 }
 
 // The CSV line of `kind` in a file whose rows start "kind," after `lead`
@@ -441,6 +477,7 @@ int main(void) {
     TEST(test_peak_and_generate_parts);
     TEST(test_generate_int8_skipped_without_vnni);
     TEST(test_profile_part);
+    TEST(test_products_part);
     TEST(test_every_part_every_kind);
     TEST(test_train_thread_efficiency);
     TEST(test_train_rounds);
