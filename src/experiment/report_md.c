@@ -130,13 +130,19 @@ void report_markdown(const Ablation *a, FILE *f) {
     seeds_line(f, a);
     fprintf(f, "; runs with the same seed start from the same initial weights in every tensor they share and "
                "train on the same batches in the same order, so the kinds are compared seed by seed. ");
+    // a CPU budget ends a run at the step its CPU time reaches it: `steps` is then only the cap
+    char budget[96];
+    if (a->cpu_seconds > 0)
+        snprintf(budget, sizeof budget, "%g CPU-seconds of training (at most %d steps)", a->cpu_seconds, a->steps);
+    else
+        snprintf(budget, sizeof budget, "%d steps", a->steps);
     if (!*a->differ)
-        fprintf(f, "%d steps of %d x %d tokens; the optimiser and schedule are the same for every run. ", a->steps,
+        fprintf(f, "%s of %d x %d tokens; the optimiser and schedule are the same for every run. ", budget,
                 a->batch_size, a->block_size);
     else
         fprintf(f, "**Warning: the runs differ in more than the attention module: %s differ between them**, so "
-                   "a difference below is not the attention module's alone (the first run: %d steps of %d x %d "
-                   "tokens). ", a->differ, a->steps, a->batch_size, a->block_size);
+                   "a difference below is not the attention module's alone (the first run: %s of %d x %d "
+                   "tokens). ", a->differ, budget, a->batch_size, a->block_size);
     fprintf(f, "\"Eval batches\" is the validation loss training logs (the same few random validation batches "
                "at every evaluation); \"whole split\" is `lmtrain eval`: every validation window once.\n");
     if (a->discovered && a->n_main)

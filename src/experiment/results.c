@@ -444,6 +444,7 @@ int ablation_load_baseline(Ablation *a, const char *dir, const char *baseline) {
             if (a->n_finished++ == 0) {
                 a->recall = r->cfg.task == TASK_RECALL;
                 a->steps = r->cfg.steps;
+                a->cpu_seconds = r->cfg.cpu_seconds;
                 a->batch_size = r->cfg.batch_size;
                 a->block_size = r->cfg.block_size;
             }

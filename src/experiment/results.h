@@ -67,6 +67,7 @@ typedef struct {
     size_t n_finished;
     int recall;            // the runs are of the recall task (accuracy is reported)
     int steps, batch_size, block_size;  // of the first finished run
+    double cpu_seconds;    // its [train] cpu_seconds: a CPU budget, steps the cap (0: none)
     unsigned long long *seeds;  // (n_seeds) distinct seeds of the main comparison, in plan order
     size_t n_seeds;
     int batches_paired;    // every finished main run with the same seed saw the same batches

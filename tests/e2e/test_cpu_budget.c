@@ -198,6 +198,31 @@ static void test_older_files_resume(void) {
     free(after);
 }
 
+// An ablation of budgeted runs: its report names the budget, not the step cap
+// as if every run had trained that many steps.
+static void test_report_names_the_budget(void) {
+    char dir[512], cfg[600], cfg2[700], out[600], path[700];
+    run_cfg(dir, cfg, "budget_ablation", "steps = 100000000\ncpu_seconds = 0.2\n");
+    char *ini = read_all(cfg, NULL), *k = ini ? strstr(ini, "kind = softmax") : NULL, *n = ini ? strstr(ini, "name = t\n") : NULL;
+    CHECK(k && n);
+    if (!k || !n) return;
+    memcpy(k, "kind = linear\n", 14);  // over "kind = softmax" (14 characters)
+    n[7] = 'u';                         // name = u
+    snprintf(cfg2, sizeof cfg2, "%s_linear.ini", dir);
+    write_text(cfg2, ini);
+    free(ini);
+    snprintf(out, sizeof out, "%s_out", dir);
+    char *argv[] = {"ablate", cfg, cfg2, "--seeds", "1", "--out", out, NULL};
+    int rc = run_lmtrain(argv);
+    CHECK(rc == 0);
+    if (rc) fprintf(stderr, "%s\n", e2e_out);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    char *s = read_all(path, NULL);
+    CHECK(s && strstr(s, "0.2 CPU-seconds of training (at most 100000000 steps) of 4 x 16 tokens"));
+    CHECK(s && !strstr(s, "100000000 steps of"));
+    free(s);
+}
+
 int main(void) {
     e2e_setup();
     tpath(corpus, sizeof corpus, "corpus.txt");
@@ -206,6 +231,7 @@ int main(void) {
     TEST(test_bad_budgets_refused);
     TEST(test_resume_sums_sessions_and_keeps_budget);
     TEST(test_older_files_resume);
+    TEST(test_report_names_the_budget);
     e2e_teardown();
     return test_summary();
 }
