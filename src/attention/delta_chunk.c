@@ -37,6 +37,18 @@ static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk 
 #define LANES 16
 typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
 
+// Column strips (token_strip, step_strip) are SLANES columns wide: their
+// values are per column (λS_ij + (βk̂_i) e_j, sums over i), so the width only
+// sets how many columns share a vector. AVX2 has 16 registers of 8 floats: a
+// 64-byte vector there is two registers that gcc keeps on the stack, so its
+// strips are 8 wide (up to 4 strips: 12 accumulators in registers).
+#if defined(__AVX2__) && !defined(__AVX512F__)
+#define SLANES 8
+#else
+#define SLANES LANES
+#endif
+typedef float StripVec __attribute__((vector_size(SLANES * sizeof(float))));
+
 // ---- 8 x 8 blocks: sums of 8 rows side by side ----
 //
 // Where each of 8 rows needs its own chain of sums over its elements (i
@@ -302,7 +314,7 @@ void delta_beta(float a, float *beta, float *one_minus_beta) {
     *one_minus_beta = (float)(x >= 0 ? small : big);
 }
 
-// Columns [j0, j0 + 16 NG) of delta_token_inplace (NG a constant in each use,
+// Columns [j0, j0 + SLANES NG) of delta_token_inplace (NG a constant in each use,
 // so the sums stay in registers). Only these columns of S are read for these
 // columns of e, and only e's own columns are needed to update them, so each
 // strip goes through both passes on its own.
@@ -310,42 +322,42 @@ static inline __attribute__((always_inline)) void token_strip(size_t d, size_t j
                                                               float *restrict S, const float *restrict kh,
                                                               const float *restrict qh, float *restrict y,
                                                               const float *restrict v) {
-    DeltaVec acc[4], ev[4], r, vv;
-    for (size_t g = 0; g < NG; g++) acc[g] = (DeltaVec){0};
+    StripVec acc[4], ev[4], r, vv;
+    for (size_t g = 0; g < NG; g++) acc[g] = (StripVec){0};
     for (size_t i = 0; i < d; i++)  // e = Sᵀk̂, i ascending from 0 (mat_t_vec's order)
         for (size_t g = 0; g < NG; g++) {
-            memcpy(&r, S + i * d + j0 + LANES * g, sizeof r);
+            memcpy(&r, S + i * d + j0 + SLANES * g, sizeof r);
             acc[g] += kh[i] * r;
         }
     for (size_t g = 0; g < NG; g++) {
-        memcpy(&vv, v + j0 + LANES * g, sizeof vv);
+        memcpy(&vv, v + j0 + SLANES * g, sizeof vv);
         ev[g] = vv - lam * acc[g];  // e = v − λ Sᵀk̂
-        acc[g] = (DeltaVec){0};
+        acc[g] = (StripVec){0};
     }
     for (size_t i = 0; i < d; i++) {  // S_i = λ S_i + (β k̂_i) e, then y += q̂_i S_i
         float c = beta * kh[i];
         for (size_t g = 0; g < NG; g++) {
-            float *s = S + i * d + j0 + LANES * g;
+            float *s = S + i * d + j0 + SLANES * g;
             memcpy(&r, s, sizeof r);
             r = lam * r + c * ev[g];
             memcpy(s, &r, sizeof r);
             acc[g] += qh[i] * r;
         }
     }
-    for (size_t g = 0; g < NG; g++) memcpy(y + j0 + LANES * g, &acc[g], sizeof acc[g]);
+    for (size_t g = 0; g < NG; g++) memcpy(y + j0 + SLANES * g, &acc[g], sizeof acc[g]);
 }
 
 void delta_token_inplace(size_t d, float lam, float beta, float *S, const float *kh, const float *qh, float *y,
                          const float *v) {
     size_t j0 = 0;
-    for (; d - j0 >= 4 * LANES; j0 += 4 * LANES) token_strip(d, j0, 4, lam, beta, S, kh, qh, y, v);
-    switch ((d - j0) / LANES) {
+    for (; d - j0 >= 4 * SLANES; j0 += 4 * SLANES) token_strip(d, j0, 4, lam, beta, S, kh, qh, y, v);
+    switch ((d - j0) / SLANES) {
     case 3: token_strip(d, j0, 3, lam, beta, S, kh, qh, y, v); break;
     case 2: token_strip(d, j0, 2, lam, beta, S, kh, qh, y, v); break;
     case 1: token_strip(d, j0, 1, lam, beta, S, kh, qh, y, v); break;
     default: break;
     }
-    for (j0 += (d - j0) / LANES * LANES; j0 < d; j0++) {  // the last columns one at a time
+    for (j0 += (d - j0) / SLANES * SLANES; j0 < d; j0++) {  // the last columns one at a time
         float e = 0.0f, yj = 0.0f;
         for (size_t i = 0; i < d; i++) e += kh[i] * S[i * d + j0];
         e = v[j0] - lam * e;
@@ -377,34 +389,34 @@ typedef struct {
     float *en;              // (d) its e
 } TokenStep;
 
-// Columns [j0, j0 + 16 NG) (NG a constant in each use). hy, hn (constants):
+// Columns [j0, j0 + SLANES NG) (NG a constant in each use). hy, hn (constants):
 // compute y, e'. Sin and Sout may be the same rows (in place).
 static inline __attribute__((always_inline)) void step_strip(size_t d, size_t j0, size_t NG, const TokenStep *ts,
                                                              const float *Sin, float *Sout, int hy, int hn) {
     // the step's scalars and vectors in locals: S's stores cannot change them
     const float *restrict kh = ts->kh, *restrict qh = ts->qh, *restrict kn = ts->kn;
     float lam = ts->lam, beta = ts->beta;
-    DeltaVec ev[4], ay[4], an[4], r;
+    StripVec ev[4], ay[4], an[4], r;
     for (size_t g = 0; g < NG; g++) {
-        memcpy(&ev[g], ts->e + j0 + LANES * g, sizeof r);
-        ay[g] = an[g] = (DeltaVec){0};
+        memcpy(&ev[g], ts->e + j0 + SLANES * g, sizeof r);
+        ay[g] = an[g] = (StripVec){0};
     }
     for (size_t i = 0; i < d; i++) {
         float c = beta * kh[i], qi = hy ? qh[i] : 0.0f, ki = hn ? kn[i] : 0.0f;
         for (size_t g = 0; g < NG; g++) {
-            memcpy(&r, Sin + i * d + j0 + LANES * g, sizeof r);
+            memcpy(&r, Sin + i * d + j0 + SLANES * g, sizeof r);
             r = lam * r + c * ev[g];
-            memcpy(Sout + i * d + j0 + LANES * g, &r, sizeof r);
+            memcpy(Sout + i * d + j0 + SLANES * g, &r, sizeof r);
             if (hy) ay[g] += qi * r;
             if (hn) an[g] += ki * r;
         }
     }
     for (size_t g = 0; g < NG; g++) {
-        if (hy) memcpy(ts->y + j0 + LANES * g, &ay[g], sizeof r);
+        if (hy) memcpy(ts->y + j0 + SLANES * g, &ay[g], sizeof r);
         if (hn) {
-            memcpy(&r, ts->vn + j0 + LANES * g, sizeof r);
+            memcpy(&r, ts->vn + j0 + SLANES * g, sizeof r);
             r = r - ts->lamn * an[g];
-            memcpy(ts->en + j0 + LANES * g, &r, sizeof r);
+            memcpy(ts->en + j0 + SLANES * g, &r, sizeof r);
         }
     }
 }
@@ -412,14 +424,14 @@ static inline __attribute__((always_inline)) void step_strip(size_t d, size_t j0
 static inline __attribute__((always_inline)) void step_columns(size_t d, const TokenStep *ts, const float *Sin,
                                                                float *Sout, int hy, int hn) {
     size_t j0 = 0;
-    for (; d - j0 >= 4 * LANES; j0 += 4 * LANES) step_strip(d, j0, 4, ts, Sin, Sout, hy, hn);
-    switch ((d - j0) / LANES) {
+    for (; d - j0 >= 4 * SLANES; j0 += 4 * SLANES) step_strip(d, j0, 4, ts, Sin, Sout, hy, hn);
+    switch ((d - j0) / SLANES) {
     case 3: step_strip(d, j0, 3, ts, Sin, Sout, hy, hn); break;
     case 2: step_strip(d, j0, 2, ts, Sin, Sout, hy, hn); break;
     case 1: step_strip(d, j0, 1, ts, Sin, Sout, hy, hn); break;
     default: break;
     }
-    for (j0 += (d - j0) / LANES * LANES; j0 < d; j0++) {  // the last columns one at a time
+    for (j0 += (d - j0) / SLANES * SLANES; j0 < d; j0++) {  // the last columns one at a time
         float ej = ts->e[j0], ay = 0.0f, an = 0.0f;
         for (size_t i = 0; i < d; i++) {
             float s = ts->lam * Sin[i * d + j0] + (ts->beta * ts->kh[i]) * ej;
