@@ -10,7 +10,15 @@
 
 #include "attention/feature_map.h"
 
-#if defined(__AVX512F__)
+// The AVX2 path (-mavx2 without AVX-512) has its own forms of the kernels
+// whose 64-byte vectors it would keep on the stack (below: SLANES, the 8 x 8
+// transposes, rows_fast); the same float operations in the same order.
+#if defined(__AVX2__) && !defined(__AVX512F__)
+#define DELTA_AVX2 1
+#else
+#define DELTA_AVX2 0
+#endif
+#if defined(__AVX512F__) || DELTA_AVX2
 #include <immintrin.h>
 #endif
 
@@ -42,7 +50,7 @@ typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
 // sets how many columns share a vector. AVX2 has 16 registers of 8 floats: a
 // 64-byte vector there is two registers that gcc keeps on the stack, so its
 // strips are 8 wide (up to 4 strips: 12 accumulators in registers).
-#if defined(__AVX2__) && !defined(__AVX512F__)
+#if DELTA_AVX2
 #define SLANES 8
 #else
 #define SLANES LANES
@@ -90,8 +98,29 @@ static inline FVec8 load8(const float *x, size_t m) {
         a[1] = SHUF(e_[0], e_[2], 0, 1, 2, 3, 8, 9, 10, 11), a[5] = SHUF(e_[0], e_[2], 4, 5, 6, 7, 12, 13, 14, 15); \
         a[3] = SHUF(e_[1], e_[3], 0, 1, 2, 3, 8, 9, 10, 11), a[7] = SHUF(e_[1], e_[3], 4, 5, 6, 7, 12, 13, 14, 15); \
     } while (0)
+#if DELTA_AVX2
+// the same movement in AVX2's shuffles (within 128-bit halves, then across)
+static inline void transpose8f(FVec8 a[8]) {
+    __m256 t[8], u[8];
+    for (size_t k = 0; k < 4; k++) {  // rows 2k, 2k+1: columns (0, 1, 4, 5) interleaved; (2, 3, 6, 7)
+        t[2 * k] = _mm256_unpacklo_ps((__m256)a[2 * k], (__m256)a[2 * k + 1]);
+        t[2 * k + 1] = _mm256_unpackhi_ps((__m256)a[2 * k], (__m256)a[2 * k + 1]);
+    }
+    for (size_t h = 0; h < 2; h++) {  // rows 4h..4h+3: u[4h + c] = column c | column c + 4
+        u[4 * h] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (size_t c = 0; c < 4; c++) {
+        a[c] = (FVec8)_mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+        a[c + 4] = (FVec8)_mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+    }
+}
+#else
 static inline void transpose8f(FVec8 a[8]) { TRANSPOSE8(FVec8, a); }
 static inline void transpose8d(DVec8 a[8]) { TRANSPOSE8(DVec8, a); }
+#endif
 
 #if defined(__AVX512F__)
 // tail mask for the n - j0 < 16 remaining floats
@@ -468,6 +497,25 @@ static void first_e(size_t d, float lam, const float *S, const float *kh, const 
 enum { FAST_MAX_NV = 4 };
 static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= FAST_MAX_NV; }
 
+// Pass B of one position (row i: pd_i = P_i·du; G_i = λ G_i − (λβ k̂_i) du)
+// and pass A of one position (row i: G_i += q̂_i dy; du += k̂_i G_i, du from 0;
+// o0_i = P_i·dy, o1_i = G_i·u, o2_i = P_i·G_i with G_i after the update). The
+// sweep runs pass B of position r and pass A of r − 1 in one pass over G's
+// rows: row i of A needs only row i of B's result, so each row of G is loaded
+// and stored once per position, and the values are those of the two passes
+// run one after the other.
+typedef struct {
+    const float *P, *du, *kh;  // (d, d) P; (d) du, k̂
+    float lam, lb;             // λ and λβ
+    float *pd;                 // (d) out
+} PassB;
+typedef struct {
+    const float *P, *dy, *u, *qh, *kh;  // (d, d) P; (d) dy, u, q̂, k̂
+    float *du, *o0, *o1, *o2;           // (d) out
+} PassA;
+
+#if !DELTA_AVX2
+
 // a, b: two rows' 16 lane sums (JOIN8) or the groups of earlier levels; each
 // level adds every row's upper half of lanes to its lower half and packs two
 // inputs' halves into one vector.
@@ -516,23 +564,98 @@ static inline int join16_add(Join16 *t, size_t pr, DeltaVec h, DeltaVec *out) {
     *out = SHUF(s, s, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     return 1;
 }
+#endif
 
-// Pass B of one position (row i: pd_i = P_i·du; G_i = λ G_i − (λβ k̂_i) du)
-// and pass A of one position (row i: G_i += q̂_i dy; du += k̂_i G_i, du from 0;
-// o0_i = P_i·dy, o1_i = G_i·u, o2_i = P_i·G_i with G_i after the update). The
-// sweep runs pass B of position r and pass A of r − 1 in one pass over G's
-// rows: row i of A needs only row i of B's result, so each row of G is loaded
-// and stored once per position, and the values are those of the two passes
-// run one after the other.
-typedef struct {
-    const float *P, *du, *kh;  // (d, d) P; (d) du, k̂
-    float lam, lb;             // λ and λβ
-    float *pd;                 // (d) out
-} PassB;
-typedef struct {
-    const float *P, *dy, *u, *qh, *kh;  // (d, d) P; (d) dy, u, q̂, k̂
-    float *du, *o0, *o1, *o2;           // (d) out
-} PassA;
+#if DELTA_AVX2
+// rows_fast on AVX2. A row's 16 lane sums are two vectors: lanes 0-7 (lo,
+// fed by the row's 8-float vectors 0, 2, 4, ...: elements j mod 16 < 8) and
+// lanes 8-15 (hi: vectors 1, 3, 5, ...); lo + hi is the first level (l += l+8).
+// The other three run for 8 rows at once: join4 (2 rows' 8 lanes -> 4 each:
+// l += l+4), join2 (4 rows, 2 lanes each: += l+2), join1 (8 rows: += l+1,
+// then put in row order).
+// a, b: rows -> lanes 0-3 a's, 4-7 b's
+static inline __m256 join4(__m256 a, __m256 b) {
+    return _mm256_add_ps(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
+}
+// x = join4(r0, r1), y = join4(r2, r3) -> lanes r0 r0 r2 r2 | r1 r1 r3 r3
+static inline __m256 join2(__m256 x, __m256 y) {
+    return _mm256_add_ps(_mm256_shuffle_ps(x, y, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(x, y, _MM_SHUFFLE(3, 2, 3, 2)));
+}
+// x = join2 of rows 0-3, y of rows 4-7 -> lanes r0 r2 r4 r6 | r1 r3 r5 r7 -> r0 .. r7
+static inline __m256 join1(__m256 x, __m256 y) {
+    __m256 s = _mm256_add_ps(_mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0)), _mm256_shuffle_ps(x, y, _MM_SHUFFLE(3, 1, 3, 1)));
+    return _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+// Row i of pass B and/or A (rows_fast's loop body, d = 8 NV8): G's row
+// updated; sb (B's P_i·du) and sa (A's three) at the first level (lo + hi).
+// du of A (dua) adds over the rows in order.
+static inline __attribute__((always_inline)) void row_fast8(size_t NV8, size_t i, float *G, const PassB *B,
+                                                            const PassA *A, __m256 *dua, __m256 *sb,
+                                                            __m256 sa[3]) {
+    size_t d = 8 * NV8;
+    float *Gi = G + i * d;
+    __m256 g[2 * FAST_MAX_NV];
+    for (size_t v = 0; v < NV8; v++) g[v] = _mm256_loadu_ps(Gi + 8 * v);
+    if (B) {
+        const float *Pi = B->P + i * d;
+        __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+        __m256 vl = _mm256_set1_ps(B->lam), c = _mm256_set1_ps(B->lb * B->kh[i]);
+        for (size_t v = 0; v < NV8; v++) {
+            __m256 du = _mm256_loadu_ps(B->du + 8 * v);
+            acc[v % 2] = _mm256_add_ps(acc[v % 2], _mm256_mul_ps(_mm256_loadu_ps(Pi + 8 * v), du));
+            g[v] = _mm256_sub_ps(_mm256_mul_ps(vl, g[v]), _mm256_mul_ps(c, du));
+        }
+        *sb = _mm256_add_ps(acc[0], acc[1]);
+    }
+    if (A) {
+        const float *Pi = A->P + i * d;
+        __m256 a0[2], a1[2], a2[2], qi = _mm256_set1_ps(A->qh[i]), ki = _mm256_set1_ps(A->kh[i]);
+        a0[0] = a0[1] = a1[0] = a1[1] = a2[0] = a2[1] = _mm256_setzero_ps();
+        for (size_t v = 0; v < NV8; v++) {
+            __m256 pv = _mm256_loadu_ps(Pi + 8 * v), y = _mm256_loadu_ps(A->dy + 8 * v);
+            g[v] = _mm256_add_ps(g[v], _mm256_mul_ps(qi, y));
+            dua[v] = _mm256_add_ps(dua[v], _mm256_mul_ps(ki, g[v]));
+            a0[v % 2] = _mm256_add_ps(a0[v % 2], _mm256_mul_ps(pv, y));
+            a1[v % 2] = _mm256_add_ps(a1[v % 2], _mm256_mul_ps(g[v], _mm256_loadu_ps(A->u + 8 * v)));
+            a2[v % 2] = _mm256_add_ps(a2[v % 2], _mm256_mul_ps(pv, g[v]));
+        }
+        sa[0] = _mm256_add_ps(a0[0], a0[1]);
+        sa[1] = _mm256_add_ps(a1[0], a1[1]);
+        sa[2] = _mm256_add_ps(a2[0], a2[1]);
+    }
+    for (size_t v = 0; v < NV8; v++) _mm256_storeu_ps(Gi + 8 * v, g[v]);
+}
+
+// d = 16 NV; B, A each NULL or not, constants in each use
+static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G, const PassB *B, const PassA *A) {
+    size_t NV8 = 2 * NV, d = 8 * NV8;
+    __m256 dua[2 * FAST_MAX_NV];
+    for (size_t v = 0; v < NV8; v++) dua[v] = _mm256_setzero_ps();
+    for (size_t i0 = 0; i0 < d; i0 += 8) {
+        // per sum (B's, A's three): the join2 of rows 0-3 waits for rows 4-7's
+        __m256 wb = _mm256_setzero_ps(), wa[3] = {wb, wb, wb};
+        for (size_t h = 0; h < 2; h++) {
+            __m256 sb[4], sa[4][3];
+            for (size_t w = 0; w < 4; w++) row_fast8(NV8, i0 + 4 * h + w, G, B, A, dua, &sb[w], sa[w]);
+            if (B) {
+                __m256 j = join2(join4(sb[0], sb[1]), join4(sb[2], sb[3]));
+                if (h == 0) wb = j;
+                else _mm256_storeu_ps(B->pd + i0, join1(wb, j));
+            }
+            if (A)
+                for (size_t q = 0; q < 3; q++) {
+                    __m256 j = join2(join4(sa[0][q], sa[1][q]), join4(sa[2][q], sa[3][q]));
+                    float *o = q == 0 ? A->o0 : q == 1 ? A->o1 : A->o2;
+                    if (h == 0) wa[q] = j;
+                    else _mm256_storeu_ps(o + i0, join1(wa[q], j));
+                }
+        }
+    }
+    if (A)
+        for (size_t v = 0; v < NV8; v++) _mm256_storeu_ps(A->du + 8 * v, dua[v]);
+}
+#else
 
 // d = 16 NV; B, A each NULL or not, constants in each use
 static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G, const PassB *B, const PassA *A) {
@@ -600,6 +723,8 @@ static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G,
     if (A)
         for (size_t v = 0; v < NV; v++) memcpy(A->du + LANES * v, &dua[v], sizeof dua[v]);
 }
+
+#endif
 
 // the same for any d: row by row (pass B's rows before pass A's: the same values)
 static void rows_any(size_t d, float *G, const PassB *B, const PassA *A) {
@@ -854,6 +979,38 @@ static PassA sweep_a(const Scratch *s, size_t d, size_t r, const float *dyt, flo
 // added in i order. Each lane is the one position's chain, op for op
 // (transpose8d, "8 x 8 blocks" above).
 // out[k] = dL/dlog λ of position r0 + k < r0 + n (n <= 8) of chunk t0
+#if DELTA_AVX2
+// On AVX2 the 8 positions' chains are two vectors of 4 doubles each (positions
+// 0-3, 4-7), and the blocks are transposed as floats before they are widened
+// (the transpose moves the same values; the products are the same products).
+static void dloglam_8(const DeltaSlab *p, const Scratch *s, size_t t0, size_t r0, size_t n, double out[8]) {
+    size_t d = p->dh;
+    __m256d a_lo = _mm256_setzero_pd(), a_hi = a_lo, b_lo = a_lo, b_hi = a_lo;
+    for (size_t i0 = 0; i0 < d; i0 += 8) {
+        size_t m = d - i0 < 8 ? d - i0 : 8;
+        FVec8 pg[8], kh[8], pd[8];
+        for (size_t k = 0; k < 8; k++) {
+            size_t o = (r0 + (k < n ? k : 0)) * d + i0;  // (lanes past n: a copy of the first, unused)
+            pg[k] = load8(s->pg + o, m), kh[k] = load8(s->kh + o, m), pd[k] = load8(s->pd + o, m);
+        }
+        transpose8f(pg), transpose8f(kh), transpose8f(pd);
+        for (size_t j = 0; j < m; j++) {
+            __m256 g = (__m256)pg[j], x = (__m256)kh[j], y = (__m256)pd[j];
+            a_lo = _mm256_add_pd(a_lo, _mm256_cvtps_pd(_mm256_castps256_ps128(g)));
+            a_hi = _mm256_add_pd(a_hi, _mm256_cvtps_pd(_mm256_extractf128_ps(g, 1)));
+            b_lo = _mm256_add_pd(b_lo, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x)),
+                                                     _mm256_cvtps_pd(_mm256_castps256_ps128(y))));
+            b_hi = _mm256_add_pd(b_hi, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)),
+                                                     _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1))));
+        }
+    }
+    double dl_a[8], dl_b[8];
+    _mm256_storeu_pd(dl_a, a_lo), _mm256_storeu_pd(dl_a + 4, a_hi);
+    _mm256_storeu_pd(dl_b, b_lo), _mm256_storeu_pd(dl_b + 4, b_hi);
+    for (size_t k = 0; k < n; k++)  // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
+        out[k] = (dl_a[k] - (double)s->beta[r0 + k] * dl_b[k]) * lam_at(p, t0 + r0 + k);
+}
+#else
 static void dloglam_8(const DeltaSlab *p, const Scratch *s, size_t t0, size_t r0, size_t n, double out[8]) {
     size_t d = p->dh;
     DVec8 dl_a = {0}, dl_b = {0};
@@ -871,6 +1028,7 @@ static void dloglam_8(const DeltaSlab *p, const Scratch *s, size_t t0, size_t r0
     for (size_t k = 0; k < n; k++)  // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
         out[k] = (dl_a[k] - (double)s->beta[r0 + k] * dl_b[k]) * lam_at(p, t0 + r0 + k);
 }
+#endif
 
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
                             float *dlam_t, const float *dy, const float *saved, float *scratch,
