@@ -56,6 +56,17 @@ typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
 #define SLANES LANES
 #endif
 typedef float StripVec __attribute__((vector_size(SLANES * sizeof(float))));
+// STRIP_LOAD(r, x): r = the strip's SLANES floats at x (any alignment);
+// STRIP_STORE(x, r) back. On AVX2 one 32-byte load or store: gcc copied some
+// by memcpy as two 16-byte halves into the stack and read them back whole,
+// which the store buffer cannot forward.
+#if DELTA_AVX2
+#define STRIP_LOAD(r, x) ((r) = (StripVec)_mm256_loadu_ps(x))
+#define STRIP_STORE(x, r) _mm256_storeu_ps((x), (__m256)(r))
+#else
+#define STRIP_LOAD(r, x) memcpy(&(r), (x), sizeof(r))
+#define STRIP_STORE(x, r) memcpy((x), &(r), sizeof(r))
+#endif
 
 // ---- 8 x 8 blocks: sums of 8 rows side by side ----
 //
@@ -355,11 +366,11 @@ static inline __attribute__((always_inline)) void token_strip(size_t d, size_t j
     for (size_t g = 0; g < NG; g++) acc[g] = (StripVec){0};
     for (size_t i = 0; i < d; i++)  // e = Sᵀk̂, i ascending from 0 (mat_t_vec's order)
         for (size_t g = 0; g < NG; g++) {
-            memcpy(&r, S + i * d + j0 + SLANES * g, sizeof r);
+            STRIP_LOAD(r, S + i * d + j0 + SLANES * g);
             acc[g] += kh[i] * r;
         }
     for (size_t g = 0; g < NG; g++) {
-        memcpy(&vv, v + j0 + SLANES * g, sizeof vv);
+        STRIP_LOAD(vv, v + j0 + SLANES * g);
         ev[g] = vv - lam * acc[g];  // e = v − λ Sᵀk̂
         acc[g] = (StripVec){0};
     }
@@ -367,13 +378,13 @@ static inline __attribute__((always_inline)) void token_strip(size_t d, size_t j
         float c = beta * kh[i];
         for (size_t g = 0; g < NG; g++) {
             float *s = S + i * d + j0 + SLANES * g;
-            memcpy(&r, s, sizeof r);
+            STRIP_LOAD(r, s);
             r = lam * r + c * ev[g];
-            memcpy(s, &r, sizeof r);
+            STRIP_STORE(s, r);
             acc[g] += qh[i] * r;
         }
     }
-    for (size_t g = 0; g < NG; g++) memcpy(y + j0 + SLANES * g, &acc[g], sizeof acc[g]);
+    for (size_t g = 0; g < NG; g++) STRIP_STORE(y + j0 + SLANES * g, acc[g]);
 }
 
 void delta_token_inplace(size_t d, float lam, float beta, float *S, const float *kh, const float *qh, float *y,
@@ -427,25 +438,25 @@ static inline __attribute__((always_inline)) void step_strip(size_t d, size_t j0
     float lam = ts->lam, beta = ts->beta;
     StripVec ev[4], ay[4], an[4], r;
     for (size_t g = 0; g < NG; g++) {
-        memcpy(&ev[g], ts->e + j0 + SLANES * g, sizeof r);
+        STRIP_LOAD(ev[g], ts->e + j0 + SLANES * g);
         ay[g] = an[g] = (StripVec){0};
     }
     for (size_t i = 0; i < d; i++) {
         float c = beta * kh[i], qi = hy ? qh[i] : 0.0f, ki = hn ? kn[i] : 0.0f;
         for (size_t g = 0; g < NG; g++) {
-            memcpy(&r, Sin + i * d + j0 + SLANES * g, sizeof r);
+            STRIP_LOAD(r, Sin + i * d + j0 + SLANES * g);
             r = lam * r + c * ev[g];
-            memcpy(Sout + i * d + j0 + SLANES * g, &r, sizeof r);
+            STRIP_STORE(Sout + i * d + j0 + SLANES * g, r);
             if (hy) ay[g] += qi * r;
             if (hn) an[g] += ki * r;
         }
     }
     for (size_t g = 0; g < NG; g++) {
-        if (hy) memcpy(ts->y + j0 + SLANES * g, &ay[g], sizeof r);
+        if (hy) STRIP_STORE(ts->y + j0 + SLANES * g, ay[g]);
         if (hn) {
-            memcpy(&r, ts->vn + j0 + SLANES * g, sizeof r);
+            STRIP_LOAD(r, ts->vn + j0 + SLANES * g);
             r = r - ts->lamn * an[g];
-            memcpy(ts->en + j0 + SLANES * g, &r, sizeof r);
+            STRIP_STORE(ts->en + j0 + SLANES * g, r);
         }
     }
 }
@@ -630,30 +641,38 @@ static inline __attribute__((always_inline)) void row_fast8(size_t NV8, size_t i
 // d = 16 NV; B, A each NULL or not, constants in each use
 static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G, const PassB *B, const PassA *A) {
     size_t NV8 = 2 * NV, d = 8 * NV8;
+    // the passes' fields in locals: G's stores cannot change them
+    PassB bl = B ? *B : (PassB){0};
+    PassA al = A ? *A : (PassA){0};
+    const PassB *Bl = B ? &bl : NULL;
+    const PassA *Al = A ? &al : NULL;
+    float *out[4] = {bl.pd, al.o0, al.o1, al.o2};  // sum q: B's, then A's three
+    size_t q0 = B ? 0 : 1, q1 = A ? 4 : 1;
     __m256 dua[2 * FAST_MAX_NV];
     for (size_t v = 0; v < NV8; v++) dua[v] = _mm256_setzero_ps();
     for (size_t i0 = 0; i0 < d; i0 += 8) {
-        // per sum (B's, A's three): the join2 of rows 0-3 waits for rows 4-7's
-        __m256 wb = _mm256_setzero_ps(), wa[3] = {wb, wb, wb};
-        for (size_t h = 0; h < 2; h++) {
-            __m256 sb[4], sa[4][3];
-            for (size_t w = 0; w < 4; w++) row_fast8(NV8, i0 + 4 * h + w, G, B, A, dua, &sb[w], sa[w]);
-            if (B) {
-                __m256 j = join2(join4(sb[0], sb[1]), join4(sb[2], sb[3]));
-                if (h == 0) wb = j;
-                else _mm256_storeu_ps(B->pd + i0, join1(wb, j));
-            }
-            if (A)
-                for (size_t q = 0; q < 3; q++) {
-                    __m256 j = join2(join4(sa[0][q], sa[1][q]), join4(sa[2][q], sa[3][q]));
-                    float *o = q == 0 ? A->o0 : q == 1 ? A->o1 : A->o2;
-                    if (h == 0) wa[q] = j;
-                    else _mm256_storeu_ps(o + i0, join1(wa[q], j));
+        // per sum, waiting: the join4 of a quad's first row pair, the join2 of rows 0-3
+        __m256 w4[4], w2[4];
+        for (size_t q = 0; q < 4; q++) w4[q] = w2[q] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+        for (size_t pr = 0; pr < 4; pr++) {
+            __m256 s0[4], s1[4];
+            row_fast8(NV8, i0 + 2 * pr, G, Bl, Al, dua, &s0[0], s0 + 1);
+            row_fast8(NV8, i0 + 2 * pr + 1, G, Bl, Al, dua, &s1[0], s1 + 1);
+            for (size_t q = q0; q < q1; q++) {
+                __m256 j = join4(s0[q], s1[q]);
+                if (pr % 2 == 0) {
+                    w4[q] = j;
+                    continue;
                 }
+                j = join2(w4[q], j);
+                if (pr == 1) w2[q] = j;
+                else _mm256_storeu_ps(out[q] + i0, join1(w2[q], j));
+            }
         }
     }
     if (A)
-        for (size_t v = 0; v < NV8; v++) _mm256_storeu_ps(A->du + 8 * v, dua[v]);
+        for (size_t v = 0; v < NV8; v++) _mm256_storeu_ps(al.du + 8 * v, dua[v]);
 }
 #else
 
