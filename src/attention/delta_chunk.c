@@ -133,19 +133,25 @@ static inline void transpose8f(FVec8 a[8]) { TRANSPOSE8(FVec8, a); }
 static inline void transpose8d(DVec8 a[8]) { TRANSPOSE8(DVec8, a); }
 #endif
 
+#if defined(__AVX512F__) || DELTA_AVX2
+// the pairwise lane sum described above, of lanes 0-7 (lo) and 8-15 (hi)
+static inline __attribute__((always_inline)) float hsum_halves(__m256 lo, __m256 hi) {
+    __m256 a = _mm256_add_ps(lo, hi);                                               // l += l+8
+    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));  // += l+4
+    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));                                  // += l+2
+    __m128 e = _mm_add_ss(c, _mm_shuffle_ps(c, c, 1));                              // += l+1
+    return _mm_cvtss_f32(e);
+}
+#endif
+
 #if defined(__AVX512F__)
 // tail mask for the n - j0 < 16 remaining floats
 static inline __mmask16 tail_mask(size_t rest) { return (__mmask16)((1u << rest) - 1u); }
 
-// the pairwise lane sum described above
 static inline float hsum16(__m512 v) {
     __m256 lo = _mm512_castps512_ps256(v);
     __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
-    __m256 a = _mm256_add_ps(lo, hi);                                          // l += l+8
-    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));  // += l+4
-    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));                             // += l+2
-    __m128 e = _mm_add_ss(c, _mm_shuffle_ps(c, c, 1));                         // += l+1
-    return _mm_cvtss_f32(e);
+    return hsum_halves(lo, hi);
 }
 
 static float dot(const float *a, const float *b, size_t n) {
@@ -204,6 +210,75 @@ static float pass_b_row(size_t d, float *restrict Gi, const float *restrict Pi,
         _mm512_mask_storeu_ps(Gi + j0, m, g);
     }
     return hsum16(acc);
+}
+
+#elif DELTA_AVX2
+// Each 16-lane sum is two __m256: lanes 0-7 (lo, h = 0) and 8-15 (hi, h = 1)
+// of each block of 16 elements. The last block's elements past the end load
+// as 0 (maskload), as the AVX-512 masks do: a lane sum starts at +0 and can
+// never be -0, so an added 0 leaves it as the plain code's untouched lane.
+
+// lanes [0, rest) of 8
+static inline __m256i mask8(size_t rest) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(rest < 8 ? rest : 8)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+static float dot(const float *a, const float *b, size_t n) {
+    __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (size_t j = 0; j < n; j += 8) {
+        __m256i m = mask8(n - j);
+        size_t h = j / 8 % 2;
+        acc[h] = _mm256_add_ps(acc[h], _mm256_mul_ps(_mm256_maskload_ps(a + j, m), _mm256_maskload_ps(b + j, m)));
+    }
+    return hsum_halves(acc[0], acc[1]);
+}
+
+static void mat_t_vec(size_t d, float *restrict out, const float *restrict S,
+                      const float *restrict x) {
+    for (size_t j0 = 0; j0 < d; j0 += 8) {
+        __m256i m = mask8(d - j0);
+        __m256 acc = _mm256_setzero_ps();
+        for (size_t i = 0; i < d; i++)
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(x[i]), _mm256_maskload_ps(S + i * d + j0, m)));
+        _mm256_maskstore_ps(out + j0, m, acc);
+    }
+}
+
+static void pass_a_row(size_t d, float *restrict Gi, const float *restrict Pi,
+                       const float *restrict dy, const float *restrict u, float *restrict du,
+                       float qi, float ki, float out[3]) {
+    __m256 z = _mm256_setzero_ps(), a0[2] = {z, z}, a1[2] = {z, z}, a2[2] = {z, z};
+    __m256 vq = _mm256_set1_ps(qi), vk = _mm256_set1_ps(ki);
+    for (size_t j = 0; j < d; j += 8) {
+        __m256i m = mask8(d - j);
+        size_t h = j / 8 % 2;
+        __m256 g = _mm256_maskload_ps(Gi + j, m), p = _mm256_maskload_ps(Pi + j, m);
+        __m256 y = _mm256_maskload_ps(dy + j, m), uu = _mm256_maskload_ps(u + j, m);
+        g = _mm256_add_ps(g, _mm256_mul_ps(vq, y));
+        _mm256_maskstore_ps(Gi + j, m, g);
+        _mm256_maskstore_ps(du + j, m, _mm256_add_ps(_mm256_maskload_ps(du + j, m), _mm256_mul_ps(vk, g)));
+        a0[h] = _mm256_add_ps(a0[h], _mm256_mul_ps(p, y));
+        a1[h] = _mm256_add_ps(a1[h], _mm256_mul_ps(g, uu));
+        a2[h] = _mm256_add_ps(a2[h], _mm256_mul_ps(p, g));
+    }
+    out[0] = hsum_halves(a0[0], a0[1]);
+    out[1] = hsum_halves(a1[0], a1[1]);
+    out[2] = hsum_halves(a2[0], a2[1]);
+}
+
+static float pass_b_row(size_t d, float *restrict Gi, const float *restrict Pi,
+                        const float *restrict du, float lam, float c) {
+    __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()}, vl = _mm256_set1_ps(lam), vc = _mm256_set1_ps(c);
+    for (size_t j = 0; j < d; j += 8) {
+        __m256i m = mask8(d - j);
+        size_t h = j / 8 % 2;
+        __m256 g = _mm256_maskload_ps(Gi + j, m), p = _mm256_maskload_ps(Pi + j, m);
+        __m256 dd = _mm256_maskload_ps(du + j, m);
+        acc[h] = _mm256_add_ps(acc[h], _mm256_mul_ps(p, dd));
+        g = _mm256_sub_ps(_mm256_mul_ps(vl, g), _mm256_mul_ps(vc, dd));
+        _mm256_maskstore_ps(Gi + j, m, g);
+    }
+    return hsum_halves(acc[0], acc[1]);
 }
 
 #else  // portable C: the same operations, in the same order
