@@ -11,8 +11,9 @@
 #include "attention/feature_map.h"
 
 // The AVX2 path (-mavx2 without AVX-512) has its own forms of the kernels
-// whose 64-byte vectors it would keep on the stack (below: SLANES, the 8 x 8
-// transposes, rows_fast); the same float operations in the same order.
+// whose 64-byte vectors it would keep on the stack (below: SLANES and
+// STRIP_LOAD, transpose8f, the row sums, rows_fast, dloglam_8); the same float
+// operations in the same order (tests/attention/test_delta_bits.c).
 #if defined(__AVX2__) && !defined(__AVX512F__)
 #define DELTA_AVX2 1
 #else
@@ -38,9 +39,9 @@ static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk 
 // vectorised without -ffast-math, and a chain of 16 dependent scalar adds per
 // row cost more than the arithmetic. Sᵀx keeps one column block in registers
 // over all rows instead of re-storing the output row by row.
-// The AVX-512 versions do exactly the plain versions' float operations in the
+// The AVX-512 and AVX2 versions do exactly the plain versions' float operations in the
 // same order (separate multiply and add, as the plain C compiles without FMA
-// contraction under -std=c11), so both give the same bits; results depend on d,
+// contraction under -std=c11), so all give the same bits; results depend on d,
 // never on the thread count.
 #define LANES 16
 typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
@@ -577,8 +578,8 @@ static void first_e(size_t d, float lam, const float *S, const float *kh, const 
 
 // The backward's two passes over the rows of G and P (see "backward" below)
 // for d = 16 NV, NV <= 4: du stays in registers over all rows, and the lane
-// sums of 16 rows are reduced together, one shuffle-and-add tree for 16 rows
-// instead of one per row: level by level it is each row's own pairwise order
+// sums of 16 rows (8 on AVX2) are reduced together, one shuffle-and-add tree for
+// them instead of one per row: level by level it is each row's own pairwise order
 // (l += l+8, then +4, +2, +1), so every row sum has the bits of the per-row one.
 enum { FAST_MAX_NV = 4 };
 static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= FAST_MAX_NV; }
