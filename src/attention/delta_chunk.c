@@ -10,7 +10,16 @@
 
 #include "attention/feature_map.h"
 
-#if defined(__AVX512F__)
+// The AVX2 path (-mavx2 without AVX-512) has its own forms of the kernels
+// whose 64-byte vectors it would keep on the stack (below: SLANES and
+// STRIP_LOAD, transpose8f, the row sums, rows_fast, dloglam_8); the same float
+// operations in the same order (tests/attention/test_delta_bits.c).
+#if defined(__AVX2__) && !defined(__AVX512F__)
+#define DELTA_AVX2 1
+#else
+#define DELTA_AVX2 0
+#endif
+#if defined(__AVX512F__) || DELTA_AVX2
 #include <immintrin.h>
 #endif
 
@@ -30,12 +39,35 @@ static size_t n_chunks(const DeltaSlab *p) { return p->chunk ? (p->T + p->chunk 
 // vectorised without -ffast-math, and a chain of 16 dependent scalar adds per
 // row cost more than the arithmetic. Sᵀx keeps one column block in registers
 // over all rows instead of re-storing the output row by row.
-// The AVX-512 versions do exactly the plain versions' float operations in the
+// The AVX-512 and AVX2 versions do exactly the plain versions' float operations in the
 // same order (separate multiply and add, as the plain C compiles without FMA
-// contraction under -std=c11), so both give the same bits; results depend on d,
+// contraction under -std=c11), so all give the same bits; results depend on d,
 // never on the thread count.
 #define LANES 16
 typedef float DeltaVec __attribute__((vector_size(LANES * sizeof(float))));
+
+// Column strips (token_strip, step_strip) are SLANES columns wide: their
+// values are per column (λS_ij + (βk̂_i) e_j, sums over i), so the width only
+// sets how many columns share a vector. AVX2 has 16 registers of 8 floats: a
+// 64-byte vector there is two registers that gcc keeps on the stack, so its
+// strips are 8 wide (up to 4 strips: 12 accumulators in registers).
+#if DELTA_AVX2
+#define SLANES 8
+#else
+#define SLANES LANES
+#endif
+typedef float StripVec __attribute__((vector_size(SLANES * sizeof(float))));
+// STRIP_LOAD(r, x): r = the strip's SLANES floats at x (any alignment);
+// STRIP_STORE(x, r) back. On AVX2 one 32-byte load or store: gcc copied some
+// by memcpy as two 16-byte halves into the stack and read them back whole,
+// which the store buffer cannot forward.
+#if DELTA_AVX2
+#define STRIP_LOAD(r, x) ((r) = (StripVec)_mm256_loadu_ps(x))
+#define STRIP_STORE(x, r) _mm256_storeu_ps((x), (__m256)(r))
+#else
+#define STRIP_LOAD(r, x) memcpy(&(r), (x), sizeof(r))
+#define STRIP_STORE(x, r) memcpy((x), &(r), sizeof(r))
+#endif
 
 // ---- 8 x 8 blocks: sums of 8 rows side by side ----
 //
@@ -78,22 +110,49 @@ static inline FVec8 load8(const float *x, size_t m) {
         a[1] = SHUF(e_[0], e_[2], 0, 1, 2, 3, 8, 9, 10, 11), a[5] = SHUF(e_[0], e_[2], 4, 5, 6, 7, 12, 13, 14, 15); \
         a[3] = SHUF(e_[1], e_[3], 0, 1, 2, 3, 8, 9, 10, 11), a[7] = SHUF(e_[1], e_[3], 4, 5, 6, 7, 12, 13, 14, 15); \
     } while (0)
+#if DELTA_AVX2
+// the same movement in AVX2's shuffles (within 128-bit halves, then across)
+static inline void transpose8f(FVec8 a[8]) {
+    __m256 t[8], u[8];
+    for (size_t k = 0; k < 4; k++) {  // rows 2k, 2k+1: columns (0, 1, 4, 5) interleaved; (2, 3, 6, 7)
+        t[2 * k] = _mm256_unpacklo_ps((__m256)a[2 * k], (__m256)a[2 * k + 1]);
+        t[2 * k + 1] = _mm256_unpackhi_ps((__m256)a[2 * k], (__m256)a[2 * k + 1]);
+    }
+    for (size_t h = 0; h < 2; h++) {  // rows 4h..4h+3: u[4h + c] = column c | column c + 4
+        u[4 * h] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * h + 1] = _mm256_shuffle_ps(t[4 * h], t[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[4 * h + 2] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        u[4 * h + 3] = _mm256_shuffle_ps(t[4 * h + 1], t[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (size_t c = 0; c < 4; c++) {
+        a[c] = (FVec8)_mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+        a[c + 4] = (FVec8)_mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+    }
+}
+#else
 static inline void transpose8f(FVec8 a[8]) { TRANSPOSE8(FVec8, a); }
 static inline void transpose8d(DVec8 a[8]) { TRANSPOSE8(DVec8, a); }
+#endif
+
+#if defined(__AVX512F__) || DELTA_AVX2
+// the pairwise lane sum described above, of lanes 0-7 (lo) and 8-15 (hi)
+static inline __attribute__((always_inline)) float hsum_halves(__m256 lo, __m256 hi) {
+    __m256 a = _mm256_add_ps(lo, hi);                                               // l += l+8
+    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));  // += l+4
+    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));                                  // += l+2
+    __m128 e = _mm_add_ss(c, _mm_shuffle_ps(c, c, 1));                              // += l+1
+    return _mm_cvtss_f32(e);
+}
+#endif
 
 #if defined(__AVX512F__)
 // tail mask for the n - j0 < 16 remaining floats
 static inline __mmask16 tail_mask(size_t rest) { return (__mmask16)((1u << rest) - 1u); }
 
-// the pairwise lane sum described above
 static inline float hsum16(__m512 v) {
     __m256 lo = _mm512_castps512_ps256(v);
     __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
-    __m256 a = _mm256_add_ps(lo, hi);                                          // l += l+8
-    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));  // += l+4
-    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));                             // += l+2
-    __m128 e = _mm_add_ss(c, _mm_shuffle_ps(c, c, 1));                         // += l+1
-    return _mm_cvtss_f32(e);
+    return hsum_halves(lo, hi);
 }
 
 static float dot(const float *a, const float *b, size_t n) {
@@ -152,6 +211,75 @@ static float pass_b_row(size_t d, float *restrict Gi, const float *restrict Pi,
         _mm512_mask_storeu_ps(Gi + j0, m, g);
     }
     return hsum16(acc);
+}
+
+#elif DELTA_AVX2
+// Each 16-lane sum is two __m256: lanes 0-7 (lo, h = 0) and 8-15 (hi, h = 1)
+// of each block of 16 elements. The last block's elements past the end load
+// as 0 (maskload), as the AVX-512 masks do: a lane sum starts at +0 and can
+// never be -0, so an added 0 leaves it as the plain code's untouched lane.
+
+// lanes [0, rest) of 8
+static inline __m256i mask8(size_t rest) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(rest < 8 ? rest : 8)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+static float dot(const float *a, const float *b, size_t n) {
+    __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (size_t j = 0; j < n; j += 8) {
+        __m256i m = mask8(n - j);
+        size_t h = j / 8 % 2;
+        acc[h] = _mm256_add_ps(acc[h], _mm256_mul_ps(_mm256_maskload_ps(a + j, m), _mm256_maskload_ps(b + j, m)));
+    }
+    return hsum_halves(acc[0], acc[1]);
+}
+
+static void mat_t_vec(size_t d, float *restrict out, const float *restrict S,
+                      const float *restrict x) {
+    for (size_t j0 = 0; j0 < d; j0 += 8) {
+        __m256i m = mask8(d - j0);
+        __m256 acc = _mm256_setzero_ps();
+        for (size_t i = 0; i < d; i++)
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(x[i]), _mm256_maskload_ps(S + i * d + j0, m)));
+        _mm256_maskstore_ps(out + j0, m, acc);
+    }
+}
+
+static void pass_a_row(size_t d, float *restrict Gi, const float *restrict Pi,
+                       const float *restrict dy, const float *restrict u, float *restrict du,
+                       float qi, float ki, float out[3]) {
+    __m256 z = _mm256_setzero_ps(), a0[2] = {z, z}, a1[2] = {z, z}, a2[2] = {z, z};
+    __m256 vq = _mm256_set1_ps(qi), vk = _mm256_set1_ps(ki);
+    for (size_t j = 0; j < d; j += 8) {
+        __m256i m = mask8(d - j);
+        size_t h = j / 8 % 2;
+        __m256 g = _mm256_maskload_ps(Gi + j, m), p = _mm256_maskload_ps(Pi + j, m);
+        __m256 y = _mm256_maskload_ps(dy + j, m), uu = _mm256_maskload_ps(u + j, m);
+        g = _mm256_add_ps(g, _mm256_mul_ps(vq, y));
+        _mm256_maskstore_ps(Gi + j, m, g);
+        _mm256_maskstore_ps(du + j, m, _mm256_add_ps(_mm256_maskload_ps(du + j, m), _mm256_mul_ps(vk, g)));
+        a0[h] = _mm256_add_ps(a0[h], _mm256_mul_ps(p, y));
+        a1[h] = _mm256_add_ps(a1[h], _mm256_mul_ps(g, uu));
+        a2[h] = _mm256_add_ps(a2[h], _mm256_mul_ps(p, g));
+    }
+    out[0] = hsum_halves(a0[0], a0[1]);
+    out[1] = hsum_halves(a1[0], a1[1]);
+    out[2] = hsum_halves(a2[0], a2[1]);
+}
+
+static float pass_b_row(size_t d, float *restrict Gi, const float *restrict Pi,
+                        const float *restrict du, float lam, float c) {
+    __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()}, vl = _mm256_set1_ps(lam), vc = _mm256_set1_ps(c);
+    for (size_t j = 0; j < d; j += 8) {
+        __m256i m = mask8(d - j);
+        size_t h = j / 8 % 2;
+        __m256 g = _mm256_maskload_ps(Gi + j, m), p = _mm256_maskload_ps(Pi + j, m);
+        __m256 dd = _mm256_maskload_ps(du + j, m);
+        acc[h] = _mm256_add_ps(acc[h], _mm256_mul_ps(p, dd));
+        g = _mm256_sub_ps(_mm256_mul_ps(vl, g), _mm256_mul_ps(vc, dd));
+        _mm256_maskstore_ps(Gi + j, m, g);
+    }
+    return hsum_halves(acc[0], acc[1]);
 }
 
 #else  // portable C: the same operations, in the same order
@@ -302,7 +430,7 @@ void delta_beta(float a, float *beta, float *one_minus_beta) {
     *one_minus_beta = (float)(x >= 0 ? small : big);
 }
 
-// Columns [j0, j0 + 16 NG) of delta_token_inplace (NG a constant in each use,
+// Columns [j0, j0 + SLANES NG) of delta_token_inplace (NG a constant in each use,
 // so the sums stay in registers). Only these columns of S are read for these
 // columns of e, and only e's own columns are needed to update them, so each
 // strip goes through both passes on its own.
@@ -310,42 +438,42 @@ static inline __attribute__((always_inline)) void token_strip(size_t d, size_t j
                                                               float *restrict S, const float *restrict kh,
                                                               const float *restrict qh, float *restrict y,
                                                               const float *restrict v) {
-    DeltaVec acc[4], ev[4], r, vv;
-    for (size_t g = 0; g < NG; g++) acc[g] = (DeltaVec){0};
+    StripVec acc[4], ev[4], r, vv;
+    for (size_t g = 0; g < NG; g++) acc[g] = (StripVec){0};
     for (size_t i = 0; i < d; i++)  // e = Sᵀk̂, i ascending from 0 (mat_t_vec's order)
         for (size_t g = 0; g < NG; g++) {
-            memcpy(&r, S + i * d + j0 + LANES * g, sizeof r);
+            STRIP_LOAD(r, S + i * d + j0 + SLANES * g);
             acc[g] += kh[i] * r;
         }
     for (size_t g = 0; g < NG; g++) {
-        memcpy(&vv, v + j0 + LANES * g, sizeof vv);
+        STRIP_LOAD(vv, v + j0 + SLANES * g);
         ev[g] = vv - lam * acc[g];  // e = v − λ Sᵀk̂
-        acc[g] = (DeltaVec){0};
+        acc[g] = (StripVec){0};
     }
     for (size_t i = 0; i < d; i++) {  // S_i = λ S_i + (β k̂_i) e, then y += q̂_i S_i
         float c = beta * kh[i];
         for (size_t g = 0; g < NG; g++) {
-            float *s = S + i * d + j0 + LANES * g;
-            memcpy(&r, s, sizeof r);
+            float *s = S + i * d + j0 + SLANES * g;
+            STRIP_LOAD(r, s);
             r = lam * r + c * ev[g];
-            memcpy(s, &r, sizeof r);
+            STRIP_STORE(s, r);
             acc[g] += qh[i] * r;
         }
     }
-    for (size_t g = 0; g < NG; g++) memcpy(y + j0 + LANES * g, &acc[g], sizeof acc[g]);
+    for (size_t g = 0; g < NG; g++) STRIP_STORE(y + j0 + SLANES * g, acc[g]);
 }
 
 void delta_token_inplace(size_t d, float lam, float beta, float *S, const float *kh, const float *qh, float *y,
                          const float *v) {
     size_t j0 = 0;
-    for (; d - j0 >= 4 * LANES; j0 += 4 * LANES) token_strip(d, j0, 4, lam, beta, S, kh, qh, y, v);
-    switch ((d - j0) / LANES) {
+    for (; d - j0 >= 4 * SLANES; j0 += 4 * SLANES) token_strip(d, j0, 4, lam, beta, S, kh, qh, y, v);
+    switch ((d - j0) / SLANES) {
     case 3: token_strip(d, j0, 3, lam, beta, S, kh, qh, y, v); break;
     case 2: token_strip(d, j0, 2, lam, beta, S, kh, qh, y, v); break;
     case 1: token_strip(d, j0, 1, lam, beta, S, kh, qh, y, v); break;
     default: break;
     }
-    for (j0 += (d - j0) / LANES * LANES; j0 < d; j0++) {  // the last columns one at a time
+    for (j0 += (d - j0) / SLANES * SLANES; j0 < d; j0++) {  // the last columns one at a time
         float e = 0.0f, yj = 0.0f;
         for (size_t i = 0; i < d; i++) e += kh[i] * S[i * d + j0];
         e = v[j0] - lam * e;
@@ -377,34 +505,34 @@ typedef struct {
     float *en;              // (d) its e
 } TokenStep;
 
-// Columns [j0, j0 + 16 NG) (NG a constant in each use). hy, hn (constants):
+// Columns [j0, j0 + SLANES NG) (NG a constant in each use). hy, hn (constants):
 // compute y, e'. Sin and Sout may be the same rows (in place).
 static inline __attribute__((always_inline)) void step_strip(size_t d, size_t j0, size_t NG, const TokenStep *ts,
                                                              const float *Sin, float *Sout, int hy, int hn) {
     // the step's scalars and vectors in locals: S's stores cannot change them
     const float *restrict kh = ts->kh, *restrict qh = ts->qh, *restrict kn = ts->kn;
     float lam = ts->lam, beta = ts->beta;
-    DeltaVec ev[4], ay[4], an[4], r;
+    StripVec ev[4], ay[4], an[4], r;
     for (size_t g = 0; g < NG; g++) {
-        memcpy(&ev[g], ts->e + j0 + LANES * g, sizeof r);
-        ay[g] = an[g] = (DeltaVec){0};
+        STRIP_LOAD(ev[g], ts->e + j0 + SLANES * g);
+        ay[g] = an[g] = (StripVec){0};
     }
     for (size_t i = 0; i < d; i++) {
         float c = beta * kh[i], qi = hy ? qh[i] : 0.0f, ki = hn ? kn[i] : 0.0f;
         for (size_t g = 0; g < NG; g++) {
-            memcpy(&r, Sin + i * d + j0 + LANES * g, sizeof r);
+            STRIP_LOAD(r, Sin + i * d + j0 + SLANES * g);
             r = lam * r + c * ev[g];
-            memcpy(Sout + i * d + j0 + LANES * g, &r, sizeof r);
+            STRIP_STORE(Sout + i * d + j0 + SLANES * g, r);
             if (hy) ay[g] += qi * r;
             if (hn) an[g] += ki * r;
         }
     }
     for (size_t g = 0; g < NG; g++) {
-        if (hy) memcpy(ts->y + j0 + LANES * g, &ay[g], sizeof r);
+        if (hy) STRIP_STORE(ts->y + j0 + SLANES * g, ay[g]);
         if (hn) {
-            memcpy(&r, ts->vn + j0 + LANES * g, sizeof r);
+            STRIP_LOAD(r, ts->vn + j0 + SLANES * g);
             r = r - ts->lamn * an[g];
-            memcpy(ts->en + j0 + LANES * g, &r, sizeof r);
+            STRIP_STORE(ts->en + j0 + SLANES * g, r);
         }
     }
 }
@@ -412,14 +540,14 @@ static inline __attribute__((always_inline)) void step_strip(size_t d, size_t j0
 static inline __attribute__((always_inline)) void step_columns(size_t d, const TokenStep *ts, const float *Sin,
                                                                float *Sout, int hy, int hn) {
     size_t j0 = 0;
-    for (; d - j0 >= 4 * LANES; j0 += 4 * LANES) step_strip(d, j0, 4, ts, Sin, Sout, hy, hn);
-    switch ((d - j0) / LANES) {
+    for (; d - j0 >= 4 * SLANES; j0 += 4 * SLANES) step_strip(d, j0, 4, ts, Sin, Sout, hy, hn);
+    switch ((d - j0) / SLANES) {
     case 3: step_strip(d, j0, 3, ts, Sin, Sout, hy, hn); break;
     case 2: step_strip(d, j0, 2, ts, Sin, Sout, hy, hn); break;
     case 1: step_strip(d, j0, 1, ts, Sin, Sout, hy, hn); break;
     default: break;
     }
-    for (j0 += (d - j0) / LANES * LANES; j0 < d; j0++) {  // the last columns one at a time
+    for (j0 += (d - j0) / SLANES * SLANES; j0 < d; j0++) {  // the last columns one at a time
         float ej = ts->e[j0], ay = 0.0f, an = 0.0f;
         for (size_t i = 0; i < d; i++) {
             float s = ts->lam * Sin[i * d + j0] + (ts->beta * ts->kh[i]) * ej;
@@ -450,11 +578,30 @@ static void first_e(size_t d, float lam, const float *S, const float *kh, const 
 
 // The backward's two passes over the rows of G and P (see "backward" below)
 // for d = 16 NV, NV <= 4: du stays in registers over all rows, and the lane
-// sums of 16 rows are reduced together, one shuffle-and-add tree for 16 rows
-// instead of one per row: level by level it is each row's own pairwise order
+// sums of 16 rows (8 on AVX2) are reduced together, one shuffle-and-add tree for
+// them instead of one per row: level by level it is each row's own pairwise order
 // (l += l+8, then +4, +2, +1), so every row sum has the bits of the per-row one.
 enum { FAST_MAX_NV = 4 };
 static int fast_rows(size_t d) { return d > 0 && d % LANES == 0 && d / LANES <= FAST_MAX_NV; }
+
+// Pass B of one position (row i: pd_i = P_i·du; G_i = λ G_i − (λβ k̂_i) du)
+// and pass A of one position (row i: G_i += q̂_i dy; du += k̂_i G_i, du from 0;
+// o0_i = P_i·dy, o1_i = G_i·u, o2_i = P_i·G_i with G_i after the update). The
+// sweep runs pass B of position r and pass A of r − 1 in one pass over G's
+// rows: row i of A needs only row i of B's result, so each row of G is loaded
+// and stored once per position, and the values are those of the two passes
+// run one after the other.
+typedef struct {
+    const float *P, *du, *kh;  // (d, d) P; (d) du, k̂
+    float lam, lb;             // λ and λβ
+    float *pd;                 // (d) out
+} PassB;
+typedef struct {
+    const float *P, *dy, *u, *qh, *kh;  // (d, d) P; (d) dy, u, q̂, k̂
+    float *du, *o0, *o1, *o2;           // (d) out
+} PassA;
+
+#if !DELTA_AVX2
 
 // a, b: two rows' 16 lane sums (JOIN8) or the groups of earlier levels; each
 // level adds every row's upper half of lanes to its lower half and packs two
@@ -504,23 +651,106 @@ static inline int join16_add(Join16 *t, size_t pr, DeltaVec h, DeltaVec *out) {
     *out = SHUF(s, s, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     return 1;
 }
+#endif
 
-// Pass B of one position (row i: pd_i = P_i·du; G_i = λ G_i − (λβ k̂_i) du)
-// and pass A of one position (row i: G_i += q̂_i dy; du += k̂_i G_i, du from 0;
-// o0_i = P_i·dy, o1_i = G_i·u, o2_i = P_i·G_i with G_i after the update). The
-// sweep runs pass B of position r and pass A of r − 1 in one pass over G's
-// rows: row i of A needs only row i of B's result, so each row of G is loaded
-// and stored once per position, and the values are those of the two passes
-// run one after the other.
-typedef struct {
-    const float *P, *du, *kh;  // (d, d) P; (d) du, k̂
-    float lam, lb;             // λ and λβ
-    float *pd;                 // (d) out
-} PassB;
-typedef struct {
-    const float *P, *dy, *u, *qh, *kh;  // (d, d) P; (d) dy, u, q̂, k̂
-    float *du, *o0, *o1, *o2;           // (d) out
-} PassA;
+#if DELTA_AVX2
+// rows_fast on AVX2. A row's 16 lane sums are two vectors: lanes 0-7 (lo,
+// fed by the row's 8-float vectors 0, 2, 4, ...: elements j mod 16 < 8) and
+// lanes 8-15 (hi: vectors 1, 3, 5, ...); lo + hi is the first level (l += l+8).
+// The other three run for 8 rows at once: join4 (2 rows' 8 lanes -> 4 each:
+// l += l+4), join2 (4 rows, 2 lanes each: += l+2), join1 (8 rows: += l+1,
+// then put in row order).
+// a, b: rows -> lanes 0-3 a's, 4-7 b's
+static inline __m256 join4(__m256 a, __m256 b) {
+    return _mm256_add_ps(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
+}
+// x = join4(r0, r1), y = join4(r2, r3) -> lanes r0 r0 r2 r2 | r1 r1 r3 r3
+static inline __m256 join2(__m256 x, __m256 y) {
+    return _mm256_add_ps(_mm256_shuffle_ps(x, y, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(x, y, _MM_SHUFFLE(3, 2, 3, 2)));
+}
+// x = join2 of rows 0-3, y of rows 4-7 -> lanes r0 r2 r4 r6 | r1 r3 r5 r7 -> r0 .. r7
+static inline __m256 join1(__m256 x, __m256 y) {
+    __m256 s = _mm256_add_ps(_mm256_shuffle_ps(x, y, _MM_SHUFFLE(2, 0, 2, 0)), _mm256_shuffle_ps(x, y, _MM_SHUFFLE(3, 1, 3, 1)));
+    return _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+// Row i of pass B and/or A (rows_fast's loop body, d = 8 NV8): G's row
+// updated; sb (B's P_i·du) and sa (A's three) at the first level (lo + hi).
+// du of A (dua) adds over the rows in order.
+static inline __attribute__((always_inline)) void row_fast8(size_t NV8, size_t i, float *G, const PassB *B,
+                                                            const PassA *A, __m256 *dua, __m256 *sb,
+                                                            __m256 sa[3]) {
+    size_t d = 8 * NV8;
+    float *Gi = G + i * d;
+    __m256 g[2 * FAST_MAX_NV];
+    for (size_t v = 0; v < NV8; v++) g[v] = _mm256_loadu_ps(Gi + 8 * v);
+    if (B) {
+        const float *Pi = B->P + i * d;
+        __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+        __m256 vl = _mm256_set1_ps(B->lam), c = _mm256_set1_ps(B->lb * B->kh[i]);
+        for (size_t v = 0; v < NV8; v++) {
+            __m256 du = _mm256_loadu_ps(B->du + 8 * v);
+            acc[v % 2] = _mm256_add_ps(acc[v % 2], _mm256_mul_ps(_mm256_loadu_ps(Pi + 8 * v), du));
+            g[v] = _mm256_sub_ps(_mm256_mul_ps(vl, g[v]), _mm256_mul_ps(c, du));
+        }
+        *sb = _mm256_add_ps(acc[0], acc[1]);
+    }
+    if (A) {
+        const float *Pi = A->P + i * d;
+        __m256 a0[2], a1[2], a2[2], qi = _mm256_set1_ps(A->qh[i]), ki = _mm256_set1_ps(A->kh[i]);
+        a0[0] = a0[1] = a1[0] = a1[1] = a2[0] = a2[1] = _mm256_setzero_ps();
+        for (size_t v = 0; v < NV8; v++) {
+            __m256 pv = _mm256_loadu_ps(Pi + 8 * v), y = _mm256_loadu_ps(A->dy + 8 * v);
+            g[v] = _mm256_add_ps(g[v], _mm256_mul_ps(qi, y));
+            dua[v] = _mm256_add_ps(dua[v], _mm256_mul_ps(ki, g[v]));
+            a0[v % 2] = _mm256_add_ps(a0[v % 2], _mm256_mul_ps(pv, y));
+            a1[v % 2] = _mm256_add_ps(a1[v % 2], _mm256_mul_ps(g[v], _mm256_loadu_ps(A->u + 8 * v)));
+            a2[v % 2] = _mm256_add_ps(a2[v % 2], _mm256_mul_ps(pv, g[v]));
+        }
+        sa[0] = _mm256_add_ps(a0[0], a0[1]);
+        sa[1] = _mm256_add_ps(a1[0], a1[1]);
+        sa[2] = _mm256_add_ps(a2[0], a2[1]);
+    }
+    for (size_t v = 0; v < NV8; v++) _mm256_storeu_ps(Gi + 8 * v, g[v]);
+}
+
+// d = 16 NV; B, A each NULL or not, constants in each use
+static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G, const PassB *B, const PassA *A) {
+    size_t NV8 = 2 * NV, d = 8 * NV8;
+    // the passes' fields in locals: G's stores cannot change them
+    PassB bl = B ? *B : (PassB){0};
+    PassA al = A ? *A : (PassA){0};
+    const PassB *Bl = B ? &bl : NULL;
+    const PassA *Al = A ? &al : NULL;
+    float *out[4] = {bl.pd, al.o0, al.o1, al.o2};  // sum q: B's, then A's three
+    size_t q0 = B ? 0 : 1, q1 = A ? 4 : 1;
+    __m256 dua[2 * FAST_MAX_NV];
+    for (size_t v = 0; v < NV8; v++) dua[v] = _mm256_setzero_ps();
+    for (size_t i0 = 0; i0 < d; i0 += 8) {
+        // per sum, waiting: the join4 of a quad's first row pair, the join2 of rows 0-3
+        __m256 w4[4], w2[4];
+        for (size_t q = 0; q < 4; q++) w4[q] = w2[q] = _mm256_setzero_ps();
+#pragma GCC unroll 4
+        for (size_t pr = 0; pr < 4; pr++) {
+            __m256 s0[4], s1[4];
+            row_fast8(NV8, i0 + 2 * pr, G, Bl, Al, dua, &s0[0], s0 + 1);
+            row_fast8(NV8, i0 + 2 * pr + 1, G, Bl, Al, dua, &s1[0], s1 + 1);
+            for (size_t q = q0; q < q1; q++) {
+                __m256 j = join4(s0[q], s1[q]);
+                if (pr % 2 == 0) {
+                    w4[q] = j;
+                    continue;
+                }
+                j = join2(w4[q], j);
+                if (pr == 1) w2[q] = j;
+                else _mm256_storeu_ps(out[q] + i0, join1(w2[q], j));
+            }
+        }
+    }
+    if (A)
+        for (size_t v = 0; v < NV8; v++) _mm256_storeu_ps(al.du + 8 * v, dua[v]);
+}
+#else
 
 // d = 16 NV; B, A each NULL or not, constants in each use
 static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G, const PassB *B, const PassA *A) {
@@ -588,6 +818,8 @@ static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G,
     if (A)
         for (size_t v = 0; v < NV; v++) memcpy(A->du + LANES * v, &dua[v], sizeof dua[v]);
 }
+
+#endif
 
 // the same for any d: row by row (pass B's rows before pass A's: the same values)
 static void rows_any(size_t d, float *G, const PassB *B, const PassA *A) {
@@ -842,6 +1074,38 @@ static PassA sweep_a(const Scratch *s, size_t d, size_t r, const float *dyt, flo
 // added in i order. Each lane is the one position's chain, op for op
 // (transpose8d, "8 x 8 blocks" above).
 // out[k] = dL/dlog λ of position r0 + k < r0 + n (n <= 8) of chunk t0
+#if DELTA_AVX2
+// On AVX2 the 8 positions' chains are two vectors of 4 doubles each (positions
+// 0-3, 4-7), and the blocks are transposed as floats before they are widened
+// (the transpose moves the same values; the products are the same products).
+static void dloglam_8(const DeltaSlab *p, const Scratch *s, size_t t0, size_t r0, size_t n, double out[8]) {
+    size_t d = p->dh;
+    __m256d a_lo = _mm256_setzero_pd(), a_hi = a_lo, b_lo = a_lo, b_hi = a_lo;
+    for (size_t i0 = 0; i0 < d; i0 += 8) {
+        size_t m = d - i0 < 8 ? d - i0 : 8;
+        FVec8 pg[8], kh[8], pd[8];
+        for (size_t k = 0; k < 8; k++) {
+            size_t o = (r0 + (k < n ? k : 0)) * d + i0;  // (lanes past n: a copy of the first, unused)
+            pg[k] = load8(s->pg + o, m), kh[k] = load8(s->kh + o, m), pd[k] = load8(s->pd + o, m);
+        }
+        transpose8f(pg), transpose8f(kh), transpose8f(pd);
+        for (size_t j = 0; j < m; j++) {
+            __m256 g = (__m256)pg[j], x = (__m256)kh[j], y = (__m256)pd[j];
+            a_lo = _mm256_add_pd(a_lo, _mm256_cvtps_pd(_mm256_castps256_ps128(g)));
+            a_hi = _mm256_add_pd(a_hi, _mm256_cvtps_pd(_mm256_extractf128_ps(g, 1)));
+            b_lo = _mm256_add_pd(b_lo, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(x)),
+                                                     _mm256_cvtps_pd(_mm256_castps256_ps128(y))));
+            b_hi = _mm256_add_pd(b_hi, _mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)),
+                                                     _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1))));
+        }
+    }
+    double dl_a[8], dl_b[8];
+    _mm256_storeu_pd(dl_a, a_lo), _mm256_storeu_pd(dl_a + 4, a_hi);
+    _mm256_storeu_pd(dl_b, b_lo), _mm256_storeu_pd(dl_b + 4, b_hi);
+    for (size_t k = 0; k < n; k++)  // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
+        out[k] = (dl_a[k] - (double)s->beta[r0 + k] * dl_b[k]) * lam_at(p, t0 + r0 + k);
+}
+#else
 static void dloglam_8(const DeltaSlab *p, const Scratch *s, size_t t0, size_t r0, size_t n, double out[8]) {
     size_t d = p->dh;
     DVec8 dl_a = {0}, dl_b = {0};
@@ -859,6 +1123,7 @@ static void dloglam_8(const DeltaSlab *p, const Scratch *s, size_t t0, size_t r0
     for (size_t k = 0; k < n; k++)  // dL/dlog λ_t = λ_t dL/dλ_t (a product, never a division by λ)
         out[k] = (dl_a[k] - (double)s->beta[r0 + k] * dl_b[k]) * lam_at(p, t0 + r0 + k);
 }
+#endif
 
 double delta_chunk_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da,
                             float *dlam_t, const float *dy, const float *saved, float *scratch,

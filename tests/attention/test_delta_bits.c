@@ -12,7 +12,8 @@
 // (Sᵀx) and a column of du sum from 0 over the rows in order; the dλ terms sum
 // in double over the rows in order. Head sizes 8 and 20 take the lanes' tail,
 // 16 to 64 the 16-row trees (d a multiple of 16), 48 three vectors a row, 80
-// the per-row fallback; chunk lengths cut the sequence unevenly. Each case
+// the per-row fallback, 28 three column strips and a tail on AVX2 (8-float
+// strips: 8 one, 20 and 48 two, 32 four); chunk lengths cut the sequence unevenly. Each case
 // runs twice: on head-major slabs (rows d apart) and in place, its rows slices
 // of wider rows as delta.c reads the model's projection (rows ld apart; with
 // φ = identity the normalisations read those rows directly).
@@ -254,7 +255,7 @@ static DeltaSlab slab(size_t T, size_t d, size_t chunk) {
 }
 
 static void test_head_sizes_bit_identical(void) {
-    size_t dhs[] = {8, 16, 20, 32, 48, 64, 80};
+    size_t dhs[] = {8, 16, 20, 28, 32, 48, 64, 80};
     for (size_t b = 0; b < sizeof dhs / sizeof dhs[0]; b++) {
         CHECK(run_case(slab(37, dhs[b], 16), 100 + b));  // chunks 16, 16, 5
         CHECK(run_case(slab(64, dhs[b], 64), 200 + b));  // the baby model's slab
