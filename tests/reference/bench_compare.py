@@ -124,8 +124,16 @@ def main():
                    LD_LIBRARY_PATH=a.blas_dir + os.pathsep + os.environ.get('LD_LIBRARY_PATH', ''))
         os.execve(sys.executable, [sys.executable] + sys.argv, env)
     global torch, ref
-    import torch
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import blas_anchor
+    # OpenBLAS on lmtrain's instruction set, set before the library loads with
+    # torch: by CPU model alone it can fall back to SSE kernels on a CPU newer
+    # than itself (blas_anchor.py), and the ratio would measure that
+    if 'OPENBLAS_CORETYPE' not in os.environ and os.access(a.lmtrain, os.X_OK):
+        coretype = blas_anchor.CORETYPE.get(blas_anchor.running_path(a.lmtrain))
+        if coretype:
+            os.environ['OPENBLAS_CORETYPE'] = coretype
+    import torch
     import torch_reference as ref
     if a.rounds < 1 or a.threads < 1 or a.seconds <= 0:
         sys.exit('bench_compare: --rounds and --threads must be >= 1, --seconds > 0')
@@ -146,7 +154,10 @@ def main():
     print(f'lmtrain vs PyTorch {torch.__version__} (eager, {torch.get_num_threads()} thread(s), BLAS: '
           f'{", ".join(blas)}), baby model (configs/<kind>.ini: L4 H4 C128, T64, B12), {a.rounds} rounds, '
           f'{a.threads} thread(s) each, load average {os.getloadavg()[0]:.1f} at start')
-    print(f'PyTorch matmul 768 x 128 x 512: {mm_gflops:.1f} GFLOP/s per CPU-second')
+    core = blas_anchor.blas_core()[1]
+    print(f'PyTorch matmul 768 x 128 x 512: {mm_gflops:.1f} GFLOP/s per CPU-second'
+          + (f'; OpenBLAS core {core}' if core else '')
+          + (f' (OPENBLAS_CORETYPE={os.environ["OPENBLAS_CORETYPE"]})' if 'OPENBLAS_CORETYPE' in os.environ else ''))
     # ratios[k][name]: per round; 'w'/'c' lmtrain fp32 / torch (wall, CPU), 'bw'/'bc' lmtrain bf16 / torch,
     # 'bl' lmtrain bf16 / lmtrain fp32 per CPU-second
     # 'top': the fp32 ceiling (lmtrain_rate) / torch per CPU-second, the largest ratio the fp32 FMA peak allows

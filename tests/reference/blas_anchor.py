@@ -112,6 +112,17 @@ def run_lmtrain(exe, isa):
             for r in rows}, peak
 
 
+# OpenBLAS's kernels for each of lmtrain's paths (bench_compare.py uses it too)
+CORETYPE = {'avx512': 'SkylakeX', 'avx2': 'Haswell'}
+
+
+def running_path(exe):
+    """The path `exe` runs here (LMTRAIN_ISA included), from its --version line "kernels: avx512 (...)"."""
+    v = subprocess.run([exe, '--version'], capture_output=True, text=True).stdout
+    line = next((l for l in v.splitlines() if l.startswith('kernels:')), 'kernels: unknown')
+    return line.split()[1]
+
+
 def paths_of(exe):
     """The paths this CPU can run, widest first, from `lmtrain --version`."""
     v = subprocess.run([exe, '--version'], capture_output=True, text=True).stdout
@@ -141,7 +152,7 @@ def main():
     print('== lmtrain\'s products beside numpy\'s BLAS, 1 thread, GFLOP/s per CPU-second (median of '
           f'{a.rounds} rounds) ==')
     for isa in paths_of(a.lmtrain):
-        coretype = {'avx512': 'SkylakeX', 'avx2': 'Haswell'}.get(isa)
+        coretype = CORETYPE.get(isa)
         blas = run_numpy(coretype, a.rounds, a.seconds)
         ours, peak = run_lmtrain(a.lmtrain, isa)
         p1 = float(peak['gflops_cpu_time'])
