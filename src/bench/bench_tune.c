@@ -7,7 +7,10 @@
 // candidates alternate within each round, so a change of load moves them all
 // alike; a candidate's time is its median over the rounds. The choice in
 // force stays unless a candidate beats it by more than TUNE_MARGIN: the noise
-// of a shared machine must not flip the choice between runs.
+// of a shared machine must not flip the choice between runs. On the AVX-512
+// path a second round then times the weights' gradients (the dW products)
+// with dYᵀ packed and read in place, under the blocking chosen, and keeps the
+// faster by the same rule.
 // Nothing here can change a result: the blocking never touches the K order.
 #include <stdio.h>
 #include <string.h>
@@ -19,15 +22,36 @@
 
 #define TUNE_MARGIN 0.03
 
-static const GemmBlocking CANDIDATES[] = {{24, 16}, {12, 16}, {48, 16}, {24, 8}, {24, 32}, {48, 32}, {24, 64}, {48, 64}};
+// MC and NC in tiles (pack_at: the one in force)
+static const int CANDIDATES[][2] = {{24, 16}, {12, 16}, {48, 16}, {24, 8}, {24, 32}, {48, 32}, {24, 64}, {48, 64}};
 #define N_CAND (sizeof CANDIDATES / sizeof CANDIDATES[0])
 
-// one forward, dX and dW of every layer: CPU seconds
-static double one_pass(BenchLayerBufs *b) {
+// one forward, dX and dW of every layer (only_dw: the dW alone): CPU seconds
+static double one_pass(BenchLayerBufs *b, int only_dw) {
     double t0 = bench_thread_cpu();
     for (size_t l = 0; l < BENCH_N_LAYERS; l++)
-        for (int p = 0; p < BENCH_N_PRODUCTS; p++) bench_layer_product(&b[l], &BENCH_LAYERS[l], p);
+        for (int p = only_dw ? PRODUCT_DW : 0; p < BENCH_N_PRODUCTS; p++) bench_layer_product(&b[l], &BENCH_LAYERS[l], p);
     return bench_thread_cpu() - t0;
+}
+
+// dW's pack_at 0 and 1 under blocking b, alternating over rounds: the choice,
+// which stays b's unless the other is faster by TUNE_MARGIN
+static int tune_pack_at(BenchLayerBufs *bufs, KernelIsa isa, GemmBlocking b, int rounds) {
+    double t[2][BENCH_MAX_ROUNDS], med[2];
+    for (int r = 0; r < rounds; r++)
+        for (int at = 0; at < 2; at++) {
+            gemm_blocking_set(isa, (GemmBlocking){b.mc_tiles, b.nc_tiles, at}, "bench --part tune: a candidate");
+            one_pass(bufs, 1);
+            t[at][r] = one_pass(bufs, 1);
+        }
+    for (int at = 0; at < 2; at++) med[at] = bench_median(t[at], rounds);
+    int keep = b.pack_at != 0, other = !keep;
+    printf("\n  the weights' gradients (dW = dYᵀX), under mc %d, nc %d tiles:\n  %-22s %12s %10s\n", b.mc_tiles,
+           b.nc_tiles, "dYᵀ", "ms (median)", "vs in force");
+    for (int at = 0; at < 2; at++)
+        printf("  %-22s %12.2f %9.1f%%%s\n", at ? "packed" : "read in place", 1e3 * med[at],
+               100.0 * (med[at] / med[keep] - 1.0), at == keep ? "  (in force)" : "");
+    return med[other] < med[keep] * (1.0 - TUNE_MARGIN) ? other : keep;
 }
 
 int bench_part_tune(const BenchOpts *o) {
@@ -50,12 +74,13 @@ int bench_part_tune(const BenchOpts *o) {
     double t[N_CAND][BENCH_MAX_ROUNDS], med[N_CAND];
     size_t in_force = N_CAND;
     for (size_t c = 0; c < N_CAND; c++)
-        if (CANDIDATES[c].mc_tiles == before.mc_tiles && CANDIDATES[c].nc_tiles == before.nc_tiles) in_force = c;
+        if (CANDIDATES[c][0] == before.mc_tiles && CANDIDATES[c][1] == before.nc_tiles) in_force = c;
     for (int r = 0; !rc && r < rounds; r++)
         for (size_t c = 0; c < N_CAND; c++) {
-            gemm_blocking_set(isa, CANDIDATES[c], "bench --part tune: a candidate");
-            one_pass(b);  // warm: the packing buffers, the operands in cache
-            t[c][r] = one_pass(b);
+            gemm_blocking_set(isa, (GemmBlocking){CANDIDATES[c][0], CANDIDATES[c][1], before.pack_at},
+                              "bench --part tune: a candidate");
+            one_pass(b, 0);  // warm: the packing buffers, the operands in cache
+            t[c][r] = one_pass(b, 0);
         }
     size_t best = in_force;
     if (!rc) {
@@ -63,32 +88,36 @@ int bench_part_tune(const BenchOpts *o) {
         for (size_t c = 0; c < N_CAND; c++) med[c] = bench_median(t[c], rounds);
         double ref = in_force < N_CAND ? med[in_force] : med[0];
         for (size_t c = 0; c < N_CAND; c++) {
-            printf("  %-10d %-10d %12.2f %9.1f%%%s\n", CANDIDATES[c].mc_tiles, CANDIDATES[c].nc_tiles, 1e3 * med[c],
+            printf("  %-10d %-10d %12.2f %9.1f%%%s\n", CANDIDATES[c][0], CANDIDATES[c][1], 1e3 * med[c],
                    100.0 * (med[c] / ref - 1.0), c == in_force ? "  (in force)" : "");
             if (med[c] < ref * (1.0 - TUNE_MARGIN) && (best == N_CAND || best == in_force || med[c] < med[best]))
                 best = c;
         }
     }
+    GemmBlocking choice = before;
+    if (best < N_CAND) choice.mc_tiles = CANDIDATES[best][0], choice.nc_tiles = CANDIDATES[best][1];
+    // only the AVX-512 kernels can read dYᵀ in place (kernels/blocking.h)
+    if (!rc && isa == KERNEL_AVX512) choice.pack_at = tune_pack_at(b, isa, choice, rounds);
     for (size_t l = 0; l < BENCH_N_LAYERS; l++) bench_layer_free(&b[l]);
     gemm_blocking_set(isa, before, before_src);
     if (rc) return rc;
-    GemmBlocking choice = best < N_CAND ? CANDIDATES[best] : before;
     // the file keeps the other paths' lines (a valid file of this CPU)
     GemmBlocking all[KERNEL_N_ISAS];
     int have[KERNEL_N_ISAS] = {0};
     char path[512], why[400];
     if (blocking_file_path(cpu, NULL, path, sizeof path))
         return err_set(ERR_RUNTIME, "tune: no cache folder ($XDG_CACHE_HOME and $HOME are unset)");
-    for (int i = 0; i < KERNEL_N_ISAS; i++) all[i] = (GemmBlocking){0, 0};
+    for (int i = 0; i < KERNEL_N_ISAS; i++)
+        all[i] = (GemmBlocking){0, 0, gemm_blocking_builtin(cpu, (KernelIsa)i, NULL).pack_at};
     if (blocking_file_read(path, cpu, all, why, sizeof why) > 0)
         for (int i = 0; i < KERNEL_N_ISAS; i++) have[i] = all[i].mc_tiles > 0;
     all[isa] = choice;
     have[isa] = 1;
     if ((rc = blocking_file_write(path, cpu, all, have))) return err_wrap(rc, "tune: ");
-    printf("\n  chosen: mc %d, nc %d tiles (%s); written to %s: later runs on this CPU model read it\n\n",
+    printf("\n  chosen: mc %d, nc %d tiles (%s)%s; written to %s: later runs on this CPU model read it\n\n",
            choice.mc_tiles, choice.nc_tiles,
            best == in_force || best == N_CAND ? "no candidate beat the blocking in force by 3 %" : "the fastest",
-           path);
+           isa != KERNEL_AVX512 ? "" : choice.pack_at ? ", dYᵀ packed" : ", dYᵀ read in place", path);
     gemm_blocking_reload(NULL);
     return 0;
 }

@@ -9,8 +9,9 @@
 #include <string.h>
 
 // The blocking the code was tuned with on Zen 5 (gemm_kernels.h's comment):
-// MC = 24 register tiles of rows, NC = 16 of columns, on every path.
-static const GemmBlocking DEFAULT_BLOCKING = {24, 16};
+// MC = 24 register tiles of rows, NC = 16 of columns, on every path; dYᵀ read
+// in place.
+static const GemmBlocking DEFAULT_BLOCKING = {24, 16, 0};
 
 // CPUs whose blocking was measured (docs/performance.md; commit messages hold the
 // runs). model -1: any model of that family. isa -1: every path.
@@ -22,14 +23,15 @@ static const struct {
 } TABLE[] = {
     // Zen 5: the defaults, where they were measured (KC 128..512, MC 96..768,
     // NC 256..2048 within noise of each other)
-    {"AuthenticAMD", 0x1A, -1, -1, {24, 16}, "AMD Zen 5"},
+    {"AuthenticAMD", 0x1A, -1, -1, {24, 16, 0}, "AMD Zen 5"},
     // Intel Xeon, Emerald Rapids (2 MiB L2 per core; 2-vCPU VM): on AVX-512
     // every candidate of `bench --part tune` was within 3 % of the defaults
     // (MC 12..48, NC 8..64 tiles). On AVX2 NC 64 took 3-6 % off the layers'
     // products, one thread, yet the 2-thread training step was no faster
     // (softmax 2-4 % slower, the others within noise, alternating runs): the
-    // defaults on every path.
-    {"GenuineIntel", 6, 207, -1, {24, 16}, "Intel Xeon, Emerald Rapids"},
+    // defaults on every path. Packing dYᵀ for the weights' gradients took their
+    // large-model products from 110-125 to 133-145 GFLOP/s (baby within noise).
+    {"GenuineIntel", 6, 207, -1, {24, 16, 1}, "Intel Xeon, Emerald Rapids"},
 };
 
 GemmBlocking gemm_blocking_builtin(const CpuInfo *cpu, KernelIsa isa, const char **why) {
@@ -110,5 +112,9 @@ void gemm_blocking_reload(const char *cache_dir) {
 
 void gemm_blocking_describe(char *out, size_t n) {
     GemmBlocking b = gemm_blocking(kernel_isa());
-    snprintf(out, n, "blocking: mc %d tiles, nc %d tiles; %s", b.mc_tiles, b.nc_tiles, gemm_blocking_source());
+    snprintf(out, n, "blocking: mc %d tiles, nc %d tiles, dYᵀ %s; %s", b.mc_tiles, b.nc_tiles,
+             kernel_isa() != KERNEL_AVX512 ? "packed (this path always packs it)"
+             : b.pack_at                   ? "packed"
+                                           : "read in place",
+             gemm_blocking_source());
 }

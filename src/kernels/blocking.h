@@ -11,6 +11,14 @@
 //   3. the defaults (the blocking measured on Zen 5, where it was tuned).
 // Sizes are counted in register tiles (GEMM_MR rows, GEMM_NR columns of the
 // path that runs), so one choice fits each path's tile shape.
+//
+// One more choice rides along: whether the weights' gradients (dW = dYᵀX,
+// op(A) = Aᵀ) pack dYᵀ into slivers or let the tiles read it where it lies.
+// In place, a tile's step reads 32 bytes from each of kc rows lda apart: on
+// Zen 5 that measured faster than packing, on an Intel Xeon (Emerald Rapids)
+// 20-27 % slower at the large model, whose rows are 4.5-6 KiB apart (a page
+// a step). Only the AVX-512 path has the in-place kernels; the others always
+// pack. Either way the tile runs the same chain: the same bits.
 #pragma once
 #include <stddef.h>
 
@@ -24,6 +32,7 @@
 typedef struct {
     int mc_tiles;  // GEMM_MC = GEMM_MR * mc_tiles
     int nc_tiles;  // GEMM_NC = GEMM_NR * nc_tiles
+    int pack_at;   // 1: op(A) = Aᵀ is packed; 0: read in place (AVX-512 path only)
 } GemmBlocking;
 
 // The blocking of path isa in force now (chosen at first use, as above).
@@ -58,6 +67,6 @@ int blocking_file_read(const char *path, const CpuInfo *cpu, GemmBlocking b[KERN
 int blocking_file_write(const char *path, const CpuInfo *cpu, const GemmBlocking b[KERNEL_N_ISAS],
                         const int have[KERNEL_N_ISAS]);
 
-// "blocking: mc 24 tiles, nc 16 tiles (tuned: FILE)", the running path's, for
-// --version and bench.
+// "blocking: mc 24 tiles, nc 16 tiles, dYᵀ read in place; tuned (FILE)", the
+// running path's, for --version and bench.
 void gemm_blocking_describe(char *out, size_t n);

@@ -3,10 +3,13 @@
 //
 //   lmtrain gemm blocking 1
 //   cpu GenuineIntel 6 207
-//   avx512 24 16
-//   avx2 24 16
+//   avx512 24 16 1
+//   avx2 24 16 1
 //
-// One line per path measured: the path, MC and NC in register tiles.
+// One line per path measured: the path, MC and NC in register tiles, and 1
+// when dYᵀ is packed for the weights' gradients, 0 when read in place
+// (blocking.h). A line without the fourth number (the files of lmtrain before
+// it) keeps the table's choice for it.
 #include "kernels/blocking.h"
 
 #include <errno.h>
@@ -96,9 +99,10 @@ int blocking_file_read(const char *path, const CpuInfo *cpu, GemmBlocking b[KERN
     int seen[KERNEL_N_ISAS] = {0}, k;
     while (lineno++, (k = next_line(f, line, sizeof line)) == 1) {
         char isa[32];
-        int mc, nc, i;
-        if (sscanf(line, "%31s %d %d%n", isa, &mc, &nc, &end) != 3 || line[end]) {
-            snprintf(why, whylen, "line %d: not \"PATH MC_TILES NC_TILES\"", lineno);
+        int mc, nc, at = 0, has_at = 1, i;
+        if ((sscanf(line, "%31s %d %d %d%n", isa, &mc, &nc, &at, &end) != 4 || line[end]) &&
+            (has_at = 0, sscanf(line, "%31s %d %d%n", isa, &mc, &nc, &end) != 3 || line[end])) {
+            snprintf(why, whylen, "line %d: not \"PATH MC_TILES NC_TILES [PACK_AT]\"", lineno);
             goto done;
         }
         for (i = 0; i < KERNEL_N_ISAS && strcmp(isa, kernel_isa_name((KernelIsa)i)); i++) {}
@@ -113,8 +117,12 @@ int blocking_file_read(const char *path, const CpuInfo *cpu, GemmBlocking b[KERN
                      BLOCKING_MAX_MC_TILES, BLOCKING_MIN_TILES, BLOCKING_MAX_NC_TILES);
             goto done;
         }
+        if (has_at && at != 0 && at != 1) {
+            snprintf(why, whylen, "line %d: PACK_AT %d is neither 0 nor 1", lineno, at);
+            goto done;
+        }
         seen[i] = 1;
-        got[i] = (GemmBlocking){mc, nc};
+        got[i] = (GemmBlocking){mc, nc, has_at ? at : got[i].pack_at};
     }
     if (k < 0 || ferror(f)) {
         snprintf(why, whylen, "line %d: %s", lineno, k < 0 ? "too long" : "read error");
@@ -141,6 +149,7 @@ int blocking_file_write(const char *path, const CpuInfo *cpu, const GemmBlocking
     if (atomic_open(&a, path)) return ERR_RUNTIME;
     fprintf(a.f, MAGIC "\ncpu %s %d %d\n", cpu->vendor[0] ? cpu->vendor : "unknown", cpu->family, cpu->model);
     for (int i = KERNEL_N_ISAS - 1; i >= 0; i--)
-        if (have[i]) fprintf(a.f, "%s %d %d\n", kernel_isa_name((KernelIsa)i), b[i].mc_tiles, b[i].nc_tiles);
+        if (have[i])
+            fprintf(a.f, "%s %d %d %d\n", kernel_isa_name((KernelIsa)i), b[i].mc_tiles, b[i].nc_tiles, b[i].pack_at);
     return atomic_commit(&a);
 }

@@ -11,10 +11,10 @@
 // The first K block applies beta; later ones add (beta = 1). Where op(A) = A
 // is read in place (AVX-512), the K blocks go inside the row blocks instead
 // (gemm_block_k_inner): same tiles, same chains, less traffic for C. On
-// AVX-512 op(A) = A^T (the weights' gradients, dY^T X) is not packed either:
-// a tile reads its 8 contiguous floats per step where they lie, the layout a
-// packed sliver has (gemm_micro_cols); the packing's strided pass measured
-// more than the tiles' strided reads cost (docs/speed-log.md).
+// AVX-512 op(A) = A^T (the weights' gradients, dY^T X) may be read in place
+// too: a tile reads its 8 contiguous floats per step where they lie, the
+// layout a packed sliver has (gemm_micro_cols). Whether that beats packing
+// depends on the CPU (kernels/blocking.h: pack_at), so the blocking says.
 //
 // The contract callers build on: every C element is the same chain of
 // operations whatever the tile, block, thread count, or the rest of the
@@ -297,6 +297,9 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
     int b_in_place = 0;
 #endif
     size_t mcb = gemm_mc(), ncb = gemm_nc();
+#if defined(GEMM_HAS_MICRO_ROWS)
+    int pack_at = gemm_blocking(GEMM_PATH).pack_at;
+#endif
     for (size_t jc = n0; jc < n1; jc += ncb) {
         size_t nc = n1 - jc < ncb ? n1 - jc : ncb;
         for (size_t pc = 0; pc < g->K; pc += GEMM_KC) {
@@ -312,8 +315,13 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
                 size_t mc = m1 - ic < mcb ? m1 - ic : mcb;
 #if defined(GEMM_HAS_MICRO_ROWS)
                 // only op(A) = A^T comes here (A itself goes K-inner): read in
-                // place, its 8 floats per step contiguous as in a packed sliver
+                // place, its 8 floats per step contiguous as in a packed sliver,
+                // unless this CPU's blocking packs it
                 const float *ap = NULL;
+                if (pack_at) {
+                    gemm_pack_a(pb->a, g->transA, g->A, g->lda, ic, mc, pc, kc);
+                    ap = pb->a;
+                }
 #else
                 const float *ap = pb->a;
                 gemm_pack_a(pb->a, g->transA, g->A, g->lda, ic, mc, pc, kc);

@@ -1,7 +1,8 @@
 // test_blocking.c — the products' blocking per CPU (kernels/blocking.h):
 // every blocking gives the same bits; the tuning file is read strictly, and a
 // corrupt, foreign or unreadable one is ignored with a warning, the table's or
-// the default blocking then in force. Runs on the path LMTRAIN_ISA picks (make
+// the default blocking then in force. dYᵀ packed or read in place for the
+// weights' gradients is part of the blocking (pack_at) and is tested with it. Runs on the path LMTRAIN_ISA picks (make
 // test runs it on each); never reads the user's cache (a folder of its own).
 #include <stdint.h>
 #include <string.h>
@@ -42,9 +43,13 @@ static float *product(const GemmBlocking *b, int ta, int tb, size_t M, size_t N,
 }
 
 static void test_bits_across_blockings(void) {
-    // the smallest, the largest and a ragged blocking; K past two KC blocks;
-    // M, N not multiples of any tile; every transpose; beta 0 and 1
-    const GemmBlocking bs[] = {{BLOCKING_MIN_TILES, BLOCKING_MIN_TILES}, {3, 5}, {BLOCKING_MAX_MC_TILES, BLOCKING_MAX_NC_TILES}};
+    // the smallest, the largest and a ragged blocking, each with dYᵀ packed and
+    // read in place; K past two KC blocks; M, N not multiples of any tile;
+    // every transpose; beta 0 and 1
+    const GemmBlocking bs[] = {{BLOCKING_MIN_TILES, BLOCKING_MIN_TILES, 0}, {BLOCKING_MIN_TILES, BLOCKING_MIN_TILES, 1},
+                               {3, 5, 0}, {3, 5, 1}, {24, 16, 0}, {24, 16, 1},
+                               {BLOCKING_MAX_MC_TILES, BLOCKING_MAX_NC_TILES, 0},
+                               {BLOCKING_MAX_MC_TILES, BLOCKING_MAX_NC_TILES, 1}};
     const size_t shapes[][3] = {{200, 300, 600}, {777, 129, 70}, {64, 1100, 513}, {1, 300, 600}, {300, 1, 600}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int t = 0; t < 4; t++)
@@ -66,8 +71,9 @@ static void test_bits_across_blockings(void) {
 static void test_set_takes_effect(void) {
     KernelIsa isa = kernel_isa();
     GemmBlocking keep = gemm_blocking(isa);
-    gemm_blocking_set(isa, (GemmBlocking){5, 7}, "test");
+    gemm_blocking_set(isa, (GemmBlocking){5, 7, !keep.pack_at}, "test");
     CHECK(gemm_blocking(isa).mc_tiles == 5 && gemm_blocking(isa).nc_tiles == 7);
+    CHECK(gemm_blocking(isa).pack_at == !keep.pack_at);
     CHECK(strcmp(gemm_blocking_source(), "test") == 0);
     gemm_blocking_set(isa, keep, "test");
 }
@@ -77,26 +83,29 @@ static const CpuInfo *me(void) { return cpu_info(); }
 static void test_file_round_trip(void) {
     char path[512];
     snprintf(path, sizeof path, "%s/sub/gemm.txt", dir);  // the folder is created
-    GemmBlocking b[KERNEL_N_ISAS] = {{4, 6}, {24, 64}, {12, 8}}, got[KERNEL_N_ISAS] = {{0, 0}, {0, 0}, {0, 0}};
+    GemmBlocking b[KERNEL_N_ISAS] = {{4, 6, 1}, {24, 64, 0}, {12, 8, 1}}, got[KERNEL_N_ISAS] = {{0, 0, 0}, {0, 0, 1}, {0, 0, 0}};
     int have[KERNEL_N_ISAS] = {0, 1, 1};
     char why[400] = "";
     CHECK(blocking_file_write(path, me(), b, have) == 0);
     CHECK(blocking_file_read(path, me(), got, why, sizeof why) == 1);
-    CHECK(got[KERNEL_PORTABLE].mc_tiles == 0);  // not in the file: left as given
-    CHECK(got[KERNEL_AVX2].mc_tiles == 24 && got[KERNEL_AVX2].nc_tiles == 64);
-    CHECK(got[KERNEL_AVX512].mc_tiles == 12 && got[KERNEL_AVX512].nc_tiles == 8);
+    CHECK(got[KERNEL_PORTABLE].mc_tiles == 0 && got[KERNEL_PORTABLE].pack_at == 0);  // not in the file: left as given
+    CHECK(got[KERNEL_AVX2].mc_tiles == 24 && got[KERNEL_AVX2].nc_tiles == 64 && got[KERNEL_AVX2].pack_at == 0);
+    CHECK(got[KERNEL_AVX512].mc_tiles == 12 && got[KERNEL_AVX512].nc_tiles == 8 && got[KERNEL_AVX512].pack_at == 1);
     snprintf(path, sizeof path, "%s/none.txt", dir);
     CHECK(blocking_file_read(path, me(), got, why, sizeof why) == 0);  // no file: no warning
 }
+
+static int read_pack_at;  // the avx512 pack_at of the last file read_text could use
 
 // Reads text as a tuning file; returns what blocking_file_read says, why in why.
 static int read_text(const char *text, char *why, size_t n) {
     char path[512];
     snprintf(path, sizeof path, "%s/t.txt", dir);
     write_text(path, text);
-    GemmBlocking b[KERNEL_N_ISAS] = {{24, 16}, {24, 16}, {24, 16}};
+    GemmBlocking b[KERNEL_N_ISAS] = {{24, 16, 1}, {24, 16, 1}, {24, 16, 1}};
     int r = blocking_file_read(path, me(), b, why, n);
-    if (r < 0) CHECK(b[KERNEL_AVX512].mc_tiles == 24 && b[KERNEL_AVX512].nc_tiles == 16);  // untouched
+    if (r < 0) CHECK(b[KERNEL_AVX512].mc_tiles == 24 && b[KERNEL_AVX512].nc_tiles == 16 && b[KERNEL_AVX512].pack_at == 1);  // untouched
+    if (r > 0) read_pack_at = b[KERNEL_AVX512].pack_at;
     return r;
 }
 
@@ -105,10 +114,13 @@ static void test_file_refusals(void) {
     const CpuInfo *c = me();
     snprintf(head, sizeof head, "lmtrain gemm blocking 1\ncpu %s %d %d\n", c->vendor[0] ? c->vendor : "unknown",
              c->family, c->model);
-    snprintf(text, sizeof text, "%savx512 12 8\n", head);
-    CHECK(read_text(text, why, sizeof why) == 1);
+    snprintf(text, sizeof text, "%savx512 12 8\n", head);  // a file of before pack_at: the given one kept
+    CHECK(read_text(text, why, sizeof why) == 1 && read_pack_at == 1);
+    snprintf(text, sizeof text, "%savx512 12 8 0\n", head);
+    CHECK(read_text(text, why, sizeof why) == 1 && read_pack_at == 0);
     struct { const char *body, *why; } bad[] = {
-        {"avx512 12\n", "line 3"},           {"avx512 12 8 1\n", "line 3"},  {"avx512 1 8\n", "outside"},
+        {"avx512 12\n", "line 3"},           {"avx512 12 8 2\n", "neither 0 nor 1"},  {"avx512 1 8\n", "outside"},
+        {"avx512 12 8 -1\n", "neither 0 nor 1"}, {"avx512 12 8 1 1\n", "line 3"}, {"avx512 12 8 1x\n", "line 3"},
         {"avx512 12 65\n", "outside"},      {"avx9 12 8\n", "unknown path"},
         {"avx512 12 8\navx512 12 8\n", "second line"}, {"avx512 -3 8\n", "outside"}, {"avx512 12 8x\n", "line 3"},
     };
@@ -186,19 +198,24 @@ static void test_reload(void) {
     unlink(path);
 }
 
-// The table: Zen 5 keeps the blocking it was tuned with; an unknown CPU gets the defaults.
+// The table: Zen 5 keeps the blocking it was tuned with; the Emerald Rapids
+// Xeon packs dYᵀ; an unknown CPU gets the defaults.
 static void test_table(void) {
     CpuInfo zen5, other;
     memset(&zen5, 0, sizeof zen5);
     strcpy(zen5.vendor, "AuthenticAMD"), zen5.family = 0x1A, zen5.model = 0x44;
     other = zen5;
+    CpuInfo emr = zen5;
+    strcpy(emr.vendor, "GenuineIntel"), emr.family = 6, emr.model = 207;
     strcpy(other.vendor, "SomeVendor"), other.family = 1, other.model = 1;
     const char *why = NULL;
     for (int i = 0; i < KERNEL_N_ISAS; i++) {
         GemmBlocking z = gemm_blocking_builtin(&zen5, (KernelIsa)i, &why);
-        CHECK(z.mc_tiles == 24 && z.nc_tiles == 16 && why && strstr(why, "Zen 5"));
+        CHECK(z.mc_tiles == 24 && z.nc_tiles == 16 && z.pack_at == 0 && why && strstr(why, "Zen 5"));
         GemmBlocking o = gemm_blocking_builtin(&other, (KernelIsa)i, &why);
-        CHECK(o.mc_tiles == 24 && o.nc_tiles == 16 && why == NULL);
+        CHECK(o.mc_tiles == 24 && o.nc_tiles == 16 && o.pack_at == 0 && why == NULL);
+        GemmBlocking e = gemm_blocking_builtin(&emr, (KernelIsa)i, &why);  // packs dYᵀ, as measured there
+        CHECK(e.mc_tiles == 24 && e.nc_tiles == 16 && e.pack_at == 1 && why && strstr(why, "Emerald Rapids"));
     }
 }
 

@@ -133,6 +133,11 @@ def main():
         coretype = blas_anchor.CORETYPE.get(blas_anchor.running_path(a.lmtrain))
         if coretype:
             os.environ['OPENBLAS_CORETYPE'] = coretype
+    # torch.set_num_threads does not reach Debian's OpenBLAS, which otherwise
+    # runs each product on every core: measured, PyTorch's "1 thread" then
+    # spent 2 CPU-seconds a second on an idle 2-core machine
+    os.environ.setdefault('OPENBLAS_NUM_THREADS', str(a.threads))
+    os.environ.setdefault('OMP_NUM_THREADS', str(a.threads))
     import torch
     import torch_reference as ref
     if a.rounds < 1 or a.threads < 1 or a.seconds <= 0:
