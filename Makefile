@@ -261,8 +261,9 @@ recall-long: $(BIN)
 # Ctrl-C keeps what finished; `make frontier` again continues (--resume).
 # Sized from short measured steps (`ablate` prints the estimate) and the idle
 # 2-core rate of `make ablation` (README): the default (45 runs of 3 000 steps)
-# about an hour on 2 idle cores, SEEDS=1 about 20 minutes; frontier-short (the
-# tour's) a few minutes: 1 seed, 200 steps, 8 eval batches.
+# about an hour on 2 idle Zen 5 cores (estimated; 116 minutes timed on a shared
+# 2-vCPU Xeon, docs/frontier.md), SEEDS=1 a third of it; frontier-short (a
+# check that it all runs) a few minutes: 1 seed, 200 steps, 8 eval batches.
 FRONTIER_CONFIGS := $(patsubst %,configs/frontier_%.ini,softmax linear_decay delta delta_data linear_decay_data)
 FRONTIER_LENGTHS ?= 64 256 1024
 FRONTIER_TOKENS  ?= 1024
