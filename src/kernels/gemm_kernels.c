@@ -33,7 +33,9 @@ static inline void load_transposed(__m512 r[16], const float *src, size_t lds, s
 void gemm_pack_a(float *ap, int transA, const float *A, size_t lda, size_t i0, size_t mc,
                  size_t k0, size_t kc) {
     if (transA) {
-        // A is (K, M): panel row k is mr contiguous floats of A's row k0 + k
+        // A is (K, M): panel row k is mr contiguous floats of A's row k0 + k.
+        // Sliver by sliver: row by row (the AVX2 form) measured 9 % slower at
+        // the baby model here, the large within noise
         for (size_t p = 0; p < mc; p += GEMM_MR) {
             __mmask16 m = mask_first(min_sz(GEMM_MR, mc - p));
             const float *src = A + k0 * lda + i0 + p;
@@ -396,9 +398,32 @@ static size_t pack_a_rows6(float *dst, const float *A, size_t lda, size_t kc) {
 }
 #endif
 
+#if defined(__AVX2__) && defined(__FMA__)
+// The full slivers of op(A) = A^T (A is (K, M): a sliver's 6 values of step k
+// are contiguous in A's row k): row by row, so each row of the block is read
+// once, in order, as the prefetcher likes; sliver by sliver, each step read
+// a new row lda floats on (at the large model, a page a step). Returns the
+// rows of the block done (a multiple of 6). Data movement only. Measured on
+// the Emerald Rapids Xeon: the dW products 2-11 % faster than sliver by sliver.
+static size_t pack_a_cols6(float *ap, const float *A, size_t lda, size_t mc, size_t kc) {
+    const __m256i six = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
+    size_t full = mc / 6 * 6;
+    for (size_t k = 0; k < kc; k++) {
+        const float *src = A + k * lda;
+        for (size_t p = 0; p < full; p += 6)
+            _mm256_maskstore_ps(ap + p * kc + k * 6, six, _mm256_maskload_ps(src + p, six));
+    }
+    return full;
+}
+#endif
+
 void gemm_pack_a(float *ap, int transA, const float *A, size_t lda, size_t i0, size_t mc,
                  size_t k0, size_t kc) {
-    for (size_t p = 0; p < mc; p += GEMM_MR) {
+    size_t p0 = 0;
+#if defined(__AVX2__) && defined(__FMA__)
+    if (transA) p0 = pack_a_cols6(ap, A + k0 * lda + i0, lda, mc, kc);
+#endif
+    for (size_t p = p0; p < mc; p += GEMM_MR) {
         size_t mr = min_sz(GEMM_MR, mc - p);
         float *dst = ap + p * kc;  // (kc, GEMM_MR)
         size_t k = 0;
