@@ -30,7 +30,8 @@ static const int CANDIDATES[][2] = {{24, 16}, {12, 16}, {48, 16}, {24, 8}, {24, 
 static double one_pass(BenchLayerBufs *b, int only_dw) {
     double t0 = bench_thread_cpu();
     for (size_t l = 0; l < BENCH_N_LAYERS; l++)
-        for (int p = only_dw ? PRODUCT_DW : 0; p < BENCH_N_PRODUCTS; p++) bench_layer_product(&b[l], &BENCH_LAYERS[l], p);
+        for (int p = only_dw ? PRODUCT_DW : 0; p < BENCH_N_PRODUCTS; p++)
+            bench_layer_product(&b[l], &BENCH_LAYERS[l], p);
     return bench_thread_cpu() - t0;
 }
 

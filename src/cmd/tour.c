@@ -4,7 +4,7 @@
 //
 // Every measurement is a real lmtrain command run as a child process of this
 // same binary (tour_run.c), and the page (tour_page.c) quotes its exact
-// command line. This file: the steps, and the nine sections in order.
+// command line. This file: the steps, and the ten sections in order.
 //
 // Training runs are reused: a run folder with a summary.txt is finished and
 // is not trained again, and a step whose output file exists is not re-run
@@ -356,6 +356,34 @@ static void s_window(Tour *t, Argv *ev, int st, size_t block, size_t length) {
         tour_see(t, "the dashed line marks the training window (%zu tokens): compare the loss on either side.", block);
 }
 
+// 10. the trade itself: loss against CPU-seconds at a long context
+static void s_trade(Tour *t, Argv *fr, int st, size_t block) {
+    tour_section(t, "trade", "10. The trade: loss against CPU-seconds",
+            "What linear attention gives up per token it is meant to win back in compute: at a long context the "
+            "same steps cost softmax more, so the comparison that matters is loss against CPU-seconds.");
+    tour_command(t, fr->v, st);
+    tour_put_svg_file(t, "frontier/curves_cpu.svg");
+    const char *kinds[2] = {"softmax", "linear_decay"};
+    double cpu[2] = {0, 0}, loss[2] = {NAN, NAN};
+    for (int k = 0; k < 2; k++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/frontier/%s/seed1337/metrics.csv", t->dir, kinds[k]);
+        static double v[1 << 14], c[1 << 14];
+        size_t m = tour_csv_column(path, 4, NULL, v, 1 << 14);  // val_loss
+        size_t mc = tour_csv_column(path, 8, NULL, c, 1 << 14);  // cpu_s
+        for (size_t i = 0; i < m && i < mc; i++)
+            if (isfinite(v[i]) && isfinite(c[i])) loss[k] = v[i], cpu[k] = c[i];
+    }
+    if (isfinite(loss[0]) && isfinite(loss[1]) && cpu[1] > 0)
+        tour_see(t, "at %zu tokens of context the same steps took softmax %.1f CPU-seconds and linear_decay %.1f "
+               "(%.2f×), to a validation loss of %.3f against %.3f. In a few hundred steps this is mostly the cost "
+               "half of the trade; make frontier runs five kinds at three lengths long enough to see the loss half "
+               "(docs/frontier.md).", block, cpu[0], cpu[1], cpu[0] / cpu[1], loss[0], loss[1]);
+    else
+        tour_see(t, "each curve ends where its run's steps ran out: at a long context softmax's reach further right, "
+               "the same steps costing it more CPU-seconds.");
+}
+
 // ============================================================================
 // the command
 // ============================================================================
@@ -390,8 +418,9 @@ int cmd_tour(int argc, char **argv) {
     snprintf(t.dir, sizeof t.dir, "%s", t.o.out);
     // refused before anything is made: the configs the runs start from, and the corpus
     static const char *const configs[] = {"configs/linear_decay.ini", "configs/linear.ini",
-                                          "configs/recall_linear.ini", "configs/recall_delta.ini"};
-    for (int i = 0; i < 4; i++)
+                                          "configs/recall_linear.ini", "configs/recall_delta.ini",
+                                          "configs/frontier_softmax.ini", "configs/frontier_linear_decay.ini"};
+    for (int i = 0; i < 6; i++)
         if (access(configs[i], R_OK))
             return err_set(ERR_USAGE, "tour: %s: %s (run the tour from lmtrain's folder, where configs/ is)",
                            configs[i], strerror(errno));
@@ -414,15 +443,21 @@ int cmd_tour(int argc, char **argv) {
         snprintf(done, sizeof done, "%s/runs/%s/summary.txt", t.dir, run_names[i]);
         to_train += t.o.fresh || !tour_exists(done);
     }
+    // the trade's two runs at context 1024 (softmax, linear_decay): about 50 CPU-s at 300 steps
+    char fr_done[4300];
+    snprintf(fr_done, sizeof fr_done, "%s/frontier/report.md", t.dir);
+    int fr_to_train = t.o.fresh || !tour_exists(fr_done);
+    to_train += 2 * fr_to_train;
     if (to_train)
         fprintf(stderr, "tour: %d short training run%s of %zu steps to make, then the lab, inspect, eval and a small "
                         "bench: about %.0f CPU-s%s\n", to_train, to_train == 1 ? "" : "s", steps,
-                t.o.quick ? 5.0 : 10.0 + 10.0 * to_train * (double)steps / 300,
-                t.o.quick ? "" : " (a minute or two on a 2-core laptop)");
+                t.o.quick ? 5.0 : 10.0 + 10.0 * (to_train - 2 * fr_to_train) * (double)steps / 300 +
+                                      50.0 * fr_to_train * (double)steps / 300,
+                t.o.quick ? "" : " (one to two minutes on a 2-core laptop)");
     else
         fprintf(stderr, "tour: every training run is finished (reused): only the measurements and the page\n");
 
-    Argv lab = {0}, tr_d, tr_l, rec_l, rec_d, ins_d = {0}, ins_l = {0}, ev = {0}, bench = {0}, ref = {0};
+    Argv lab = {0}, tr_d, tr_l, rec_l, rec_d, ins_d = {0}, ins_l = {0}, ev = {0}, bench = {0}, ref = {0}, fr = {0};
     tour_arg(&lab, "lab");
     tour_arg(&lab, "--out");
     tour_arg(&lab, "%s/lab", t.dir);
@@ -478,6 +513,38 @@ int cmd_tour(int argc, char **argv) {
     tour_arg(&bench, "%s/bench", t.dir);
     int st_bench = step(&t, "bench", &bench, "bench/cost_vs_length.svg");
 
+    // the trade: softmax and linear_decay, one seed, at a long context with make frontier's configs
+    // (pos = none, 1 024 tokens a step); an ablation, so a stopped one continues (--resume)
+    size_t fr_block = t.o.quick ? 64 : 1024;
+    char fr_dir[4300];
+    snprintf(fr_dir, sizeof fr_dir, "%s/frontier", t.dir);
+    if (t.o.fresh) tour_remove_tree(fr_dir);
+    tour_arg(&fr, "ablate");
+    tour_arg(&fr, "configs/frontier_softmax.ini");
+    tour_arg(&fr, "configs/frontier_linear_decay.ini");
+    const char *fr_sets[12];
+    char s_block[40], s_steps[40], s_eval[40], s_data[300];
+    snprintf(s_block, sizeof s_block, "model.block_size=%zu", fr_block);
+    snprintf(s_steps, sizeof s_steps, "train.steps=%zu", steps);
+    snprintf(s_eval, sizeof s_eval, "train.eval_every=%zu", steps / 6 ? steps / 6 : 1);
+    int ns = 0;
+    fr_sets[ns++] = s_block;
+    fr_sets[ns++] = "train.batch_size=1";
+    fr_sets[ns++] = s_steps;
+    fr_sets[ns++] = s_eval;
+    fr_sets[ns++] = "train.eval_batches=4";
+    fr_sets[ns++] = "train.warmup=10";
+    if (t.o.quick) fr_sets[ns++] = "model.layers=2", fr_sets[ns++] = "model.d_model=32";
+    if (t.o.data) snprintf(s_data, sizeof s_data, "data.path=%s", t.o.data), fr_sets[ns++] = s_data;
+    for (int i = 0; i < ns; i++) {
+        tour_arg(&fr, "--set");
+        tour_arg(&fr, "%s", fr_sets[i]);
+    }
+    tour_arg(&fr, "--out");
+    tour_arg(&fr, "%s", fr_dir);
+    tour_arg(&fr, "--resume");
+    int st_fr = step(&t, "frontier", &fr, "frontier/report.md");
+
     // the refusal: identity φ with the normaliser; it must exit 2 and write nothing
     tour_arg(&ref, "--config");
     tour_arg(&ref, "configs/linear.ini");
@@ -511,9 +578,10 @@ int cmd_tour(int argc, char **argv) {
     s_fp16(&t, &ins_l, st_ins[1], &ins_d, st_ins[0]);
     s_recall(&t, &rec_l, st_rl, &rec_d, st_rd);
     s_window(&t, &ev, st_ev, block, length);
+    s_trade(&t, &fr, st_fr, fr_block);
     fputs("</body></html>\n", t.page);
     if ((rc = atomic_commit(&page))) return rc;
-    printf("tour: %s (%d sections%s)\n", path, 9, t.failed ? ", some steps failed: see the page and logs/" : "");
+    printf("tour: %s (%d sections%s)\n", path, 10, t.failed ? ", some steps failed: see the page and logs/" : "");
     if (t.failed) return err_set(ERR_RUNTIME, "tour: %d step%s failed (their sections say which; logs in %s)",
                                  t.failed, t.failed == 1 ? "" : "s", logs);
     return 0;

@@ -22,7 +22,7 @@ typedef struct {
     int steps_done;  // for the progress lines "[k/N]"
 } Tour;
 
-enum { TOUR_STEPS = 10 };  // lab, 4 training runs, 2 inspects, eval, bench, the refusal
+enum { TOUR_STEPS = 11 };  // lab, 4 training runs, 2 inspects, eval, bench, the refusal, the trade's ablation
 
 // A command line for a child: argv-style pointers into fixed cells (a value
 // longer than a cell would be cut: cmd_tour refuses paths that long).
@@ -40,6 +40,8 @@ void tour_command_text(char *buf, size_t cap, char *const argv[]);
 // `lmtrain ARGV...` (this binary), output in DIR/logs/NAME.out and .err: its exit status
 // (128 + signal if killed, -1 if it did not start)
 int tour_run_child(Tour *t, const char *name, char *const argv[]);
+// removes path and everything under it (the tour's own folders, for --fresh); missing is fine
+void tour_remove_tree(const char *path);
 // a file's whole text, or NULL; the caller frees it
 char *tour_slurp(const char *path);
 // the numeric column col of a CSV's rows whose text columns match want (see tour_run.c)

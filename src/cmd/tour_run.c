@@ -1,8 +1,10 @@
 // tour_run.c — `lmtrain tour`'s children: each measurement is a real lmtrain
 // command run as a child process of this same binary (/proc/self/exe), its
 // stdout and stderr in DIR/logs/; and reading back the files they wrote.
+#define _XOPEN_SOURCE 700  // nftw
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +54,18 @@ int tour_run_child(Tour *t, const char *name, char *const argv[]) {
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR) return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    return remove(path) != 0 && errno != ENOENT;  // stop at the first that cannot go
+}
+
+// For --fresh: a folder the tour made (DIR/frontier), depth first, links not followed.
+void tour_remove_tree(const char *path) {
+    if (nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
+        fprintf(stderr, "tour: warning: could not remove %s (%s); its ablation continues instead\n", path,
+                strerror(errno));
 }
 
 // A file's whole text (NULL if it cannot be read); the caller frees it.

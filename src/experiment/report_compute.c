@@ -161,8 +161,8 @@ void report_compute_curves_fprint(const Ablation *a, FILE *out) {
         ns++;
     }
     char title[200];
-    snprintf(title, sizeof title, "Validation loss against training CPU-seconds (mean of %zu seeds, min-max band)",
-             a->n_seeds);
+    snprintf(title, sizeof title, "Validation loss against training CPU-seconds (mean of %zu seed%s, min-max band)",
+             a->n_seeds, a->n_seeds == 1 ? "" : "s");
     SvgChart c = {title, "training CPU-seconds (process CPU time)", "val loss (nats/char)", 0, 0};
     SvgLimits lim = {0, 0, 0, 0};
     svg_band_chart_fprint(out, &c, &lim, s, band, ns);

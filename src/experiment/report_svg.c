@@ -61,10 +61,11 @@ void report_curves_fprint(const Ablation *a, FILE *out, int zoom) {
     if (zoom) {
         report_zoom_range(a, &lim.xmin, &lim.ymin, &lim.ymax);
         lim.xmax = a->steps;
-        snprintf(title, sizeof title, "Validation loss, second half (mean of %zu seeds, min-max band)", a->n_seeds);
+        snprintf(title, sizeof title, "Validation loss, second half (mean of %zu seed%s, min-max band)", a->n_seeds,
+                 a->n_seeds == 1 ? "" : "s");
     } else {
-        snprintf(title, sizeof title, "Train (dashed) and val (solid) loss, mean of %zu seeds, min-max band",
-                 a->n_seeds);
+        snprintf(title, sizeof title, "Train (dashed) and val (solid) loss, mean of %zu seed%s, min-max band",
+                 a->n_seeds, a->n_seeds == 1 ? "" : "s");
     }
     c.title = title;
     svg_band_chart_fprint(out, &c, &lim, s, band, ns);
@@ -136,7 +137,8 @@ void report_acc_curves_fprint(const Ablation *a, FILE *out) {
         ns++;
     }
     char title[200];
-    snprintf(title, sizeof title, "Validation accuracy (mean of %zu seeds, min-max band)", a->n_seeds);
+    snprintf(title, sizeof title, "Validation accuracy (mean of %zu seed%s, min-max band)", a->n_seeds,
+             a->n_seeds == 1 ? "" : "s");
     SvgChart c = {.title = title, .xlabel = "step", .ylabel = "val accuracy"};
     svg_band_chart_fprint(out, &c, NULL, s, band, ns);
     free(s);

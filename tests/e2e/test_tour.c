@@ -1,5 +1,5 @@
 // test_tour.c — end to end: `lmtrain tour --quick` through the real binary.
-// The page has the nine sections in the article's order, each with the exact
+// The page has the ten sections in the article's order, each with the exact
 // command, at least one inline picture and its "what to see" sentence; the
 // page names no network address and runs no script; the refusal section
 // quotes the real command's stderr and exit status 2 (and that run wrote
@@ -10,10 +10,33 @@
 #include "e2e.h"
 
 static const char *const SECTIONS[] = {"write", "capacity", "horizon", "cost", "forms",
-                                       "phi", "fp16", "recall", "window"};
+                                       "phi", "fp16", "recall", "window", "trade"};
 enum { N_SECTIONS = sizeof SECTIONS / sizeof SECTIONS[0] };
 
 static char out[512], corpus[512];
+
+// The trade's sentence, rebuilt from a run's metrics.csv (its first nine columns are fixed: val_loss 5th,
+// ..., cpu_s 9th): "softmax C CPU-seconds" and "loss of L" from its last evaluated row.
+static void last_eval(const char *kind, char *cpu, char *loss, size_t n) {
+    char path[700];
+    snprintf(path, sizeof path, "%s/frontier/%s/seed1337/metrics.csv", out, kind);
+    char *text = read_all(path, NULL);
+    cpu[0] = loss[0] = 0;
+    if (!text) return;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *f[9] = {0};
+        int k = 0;
+        for (char *p = line; k < 9; k++) {  // fields may be empty: split by hand
+            f[k] = p;
+            char *c = strchr(p, ',');
+            if (!c) break;
+            *c = 0, p = c + 1;
+        }
+        if (k >= 8 && f[4][0] && f[0][0] >= '0' && f[0][0] <= '9')
+            snprintf(cpu, n, "%.1f", atof(f[8])), snprintf(loss, n, "%.3f", atof(f[4]));
+    }
+    free(text);
+}
 
 static int run_tour(void) {
     char *argv[] = {"tour", "--quick", "--out", out, "--data", corpus, NULL};
@@ -67,6 +90,17 @@ static void test_tour_page(void) {
     // past the training window: the edge (block_size 32 in --quick) is marked
     const char *win = strstr(page, "<h2 id=\"window\">");
     CHECK(win && strstr(win, "class=\"x-mark\" data-x=\"32\""));
+    // the trade: its ablation's CPU-seconds chart, and the sentence read from both runs' metrics
+    const char *trade = strstr(page, "<h2 id=\"trade\">");
+    CHECK(trade && strstr(trade, "Validation loss against training CPU-seconds") &&
+          strstr(trade, "tokens of context the same steps took softmax "));
+    char cs[32], ls[32], cl[32], ll[32], want[200];
+    last_eval("softmax", cs, ls, sizeof cs);
+    last_eval("linear_decay", cl, ll, sizeof cl);
+    snprintf(want, sizeof want, "took softmax %s CPU-seconds and linear_decay %s", cs, cl);
+    CHECK(cs[0] && cl[0] && trade && strstr(trade, want));
+    snprintf(want, sizeof want, "to a validation loss of %s against %s", ls, ll);
+    CHECK(ls[0] && ll[0] && trade && strstr(trade, want));
     free(page);
 
     // a second tour trains nothing it finished and rebuilds the page; a run stopped part-way (its

@@ -4,7 +4,7 @@
 # Builds a reduced tour (`lmtrain tour --quick`: tiny models, a few steps) with
 # the binary LMTRAIN, then opens runs/tour/index.html in headless Chromium:
 #   - the DOM the browser built holds every inline chart the file has (at least
-#     one per each of the nine sections) and no XML parse error;
+#     one per each of the ten sections) and no XML parse error;
 #   - the page names no network address and loads nothing (no script, no
 #     src=, no stylesheet link, no @import), so it renders offline;
 #   - a full-page screenshot is not blank.
@@ -37,8 +37,8 @@ run_browser --dump-dom "file://$page" > "$tmp/dom.html" || { cat "$tmp/browser.l
 svgs=$(grep -o '<svg' "$tmp/dom.html" | wc -l)
 want_svgs=$(grep -o '<svg' "$page" | wc -l)
 sections=$(grep -o '<h2 id=' "$tmp/dom.html" | wc -l)
-[ "$sections" -eq 9 ] || { echo "tour_check: $sections sections rendered (want 9)"; fail=1; }
-[ "$svgs" -eq "$want_svgs" ] && [ "$svgs" -ge 9 ] || { echo "tour_check: $svgs charts rendered, the file has $want_svgs (want 9 or more)"; fail=1; }
+[ "$sections" -eq 10 ] || { echo "tour_check: $sections sections rendered (want 10)"; fail=1; }
+[ "$svgs" -eq "$want_svgs" ] && [ "$svgs" -ge 10 ] || { echo "tour_check: $svgs charts rendered, the file has $want_svgs (want 10 or more)"; fail=1; }
 if grep -q parsererror "$tmp/dom.html"; then echo "tour_check: parse error"; fail=1; fi
 if grep -q -i 'https\?:\|<script\|src=\|<link\|@import' "$page"; then
     echo "tour_check: the page names a network address or loads something:"; grep -o -i 'https\?:[^" ]*\|<script\|src=\|<link\|@import' "$page" | sort -u; fail=1
