@@ -631,13 +631,14 @@ typedef struct {
     DeltaVec h, j4, j2;  // waiting: h_pr of an even pr, JOIN4 of the quad's first half, JOIN2 of the first half
 } Join16;
 
-// adds h_pr; at pr = 7 returns 1 with the 16 sums in *out
-static inline int join16_add(Join16 *t, size_t pr, DeltaVec h, DeltaVec *out) {
+// adds *h, h_pr; at pr = 7 returns 1 with the 16 sums in *out. (By pointer:
+// a 64-byte vector passed by value draws gcc's psabi note on the portable build.)
+static inline int join16_add(Join16 *t, size_t pr, const DeltaVec *h, DeltaVec *out) {
     if (pr % 2 == 0) {
-        t->h = h;
+        t->h = *h;
         return 0;
     }
-    DeltaVec j4 = JOIN4(t->h, h);
+    DeltaVec j4 = JOIN4(t->h, *h);
     if (pr % 4 == 1) {
         t->j4 = j4;
         return 0;
@@ -804,9 +805,15 @@ static inline __attribute__((always_inline)) void rows_fast(size_t NV, float *G,
                 }
                 for (size_t v = 0; v < NV; v++) memcpy(G + i * d + LANES * v, &g[v], sizeof g[v]);
             }
-            if (B) join16_add(&tb, pr, JOIN8(b[0], b[1]), &rb);
+            if (B) {
+                DeltaVec h = JOIN8(b[0], b[1]);
+                join16_add(&tb, pr, &h, &rb);
+            }
             if (A)
-                for (size_t q = 0; q < 3; q++) join16_add(&ta[q], pr, JOIN8(a[0][q], a[1][q]), &ra[q]);
+                for (size_t q = 0; q < 3; q++) {
+                    DeltaVec h = JOIN8(a[0][q], a[1][q]);
+                    join16_add(&ta[q], pr, &h, &ra[q]);
+                }
         }
         if (B) memcpy(B->pd + i0, &rb, sizeof rb);
         if (A) {
