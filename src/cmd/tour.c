@@ -380,8 +380,8 @@ static void s_trade(Tour *t, Argv *fr, int st, size_t block) {
                "half of the trade; make frontier runs five kinds at three lengths long enough to see the loss half "
                "(docs/frontier.md).", block, cpu[0], cpu[1], cpu[0] / cpu[1], loss[0], loss[1]);
     else
-        tour_see(t, "each curve ends where its run's steps ran out: at a long context softmax's reach further right, "
-               "the same steps costing it more CPU-seconds.");
+        tour_see(t, "each curve ends where its run's steps ran out: at a long context softmax's curve reaches further "
+               "right, the same steps costing it more CPU-seconds.");
 }
 
 // ============================================================================
