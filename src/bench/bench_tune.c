@@ -9,7 +9,8 @@
 // force stays unless a candidate beats it by more than TUNE_MARGIN: the noise
 // of a shared machine must not flip the choice between runs. On the AVX-512
 // path a second round then times the weights' gradients (the dW products)
-// with dYᵀ packed and read in place, under the blocking chosen, and keeps the
+// with dYᵀ packed (where its rows are 4 KiB apart: the large model's) and read
+// in place, under the blocking chosen, and keeps the
 // faster by the same rule.
 // Nothing here can change a result: the blocking never touches the K order.
 #include <stdio.h>
@@ -50,7 +51,7 @@ static int tune_pack_at(BenchLayerBufs *bufs, KernelIsa isa, GemmBlocking b, int
     printf("\n  the weights' gradients (dW = dYᵀX), under mc %d, nc %d tiles:\n  %-22s %12s %10s\n", b.mc_tiles,
            b.nc_tiles, "dYᵀ", "ms (median)", "vs in force");
     for (int at = 0; at < 2; at++)
-        printf("  %-22s %12.2f %9.1f%%%s\n", at ? "packed" : "read in place", 1e3 * med[at],
+        printf("  %-22s %12.2f %9.1f%%%s\n", at ? "packed at 4 KiB rows" : "read in place", 1e3 * med[at],
                100.0 * (med[at] / med[keep] - 1.0), at == keep ? "  (in force)" : "");
     return med[other] < med[keep] * (1.0 - TUNE_MARGIN) ? other : keep;
 }
@@ -118,7 +119,7 @@ int bench_part_tune(const BenchOpts *o) {
     printf("\n  chosen: mc %d, nc %d tiles (%s)%s; written to %s: later runs on this CPU model read it\n\n",
            choice.mc_tiles, choice.nc_tiles,
            best == in_force || best == N_CAND ? "no candidate beat the blocking in force by 3 %" : "the fastest",
-           isa != KERNEL_AVX512 ? "" : choice.pack_at ? ", dYᵀ packed" : ", dYᵀ read in place", path);
+           isa != KERNEL_AVX512 ? "" : choice.pack_at ? ", dYᵀ packed where its rows are 4 KiB apart" : ", dYᵀ read in place", path);
     gemm_blocking_reload(NULL);
     return 0;
 }

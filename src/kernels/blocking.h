@@ -14,11 +14,14 @@
 //
 // One more choice rides along: whether the weights' gradients (dW = dYᵀX,
 // op(A) = Aᵀ) pack dYᵀ into slivers or let the tiles read it where it lies.
-// In place, a tile's step reads 32 bytes from each of kc rows lda apart: on
-// Zen 5 that measured faster than packing, on an Intel Xeon (Emerald Rapids)
-// 20-27 % slower at the large model, whose rows are 4.5-6 KiB apart (a page
-// a step). Only the AVX-512 path has the in-place kernels; the others always
-// pack. Either way the tile runs the same chain: the same bits.
+// In place, a tile's step reads 32 bytes from each of kc rows lda apart,
+// prefetched a few steps ahead. On Zen 5 that measured faster than packing;
+// on an Intel Xeon (Emerald Rapids) too while the rows are under a page
+// apart (the baby model), but 5-10 % slower at the large model, whose rows
+// are 4.5-6 KiB apart (a new page every step). So pack_at = 1 packs only
+// rows 4 KiB or more apart (gemm.c: GEMM_PACK_AT_MIN_LDA); 0 reads every
+// stride in place. Only the AVX-512 path has the in-place kernels; the others
+// always pack. Either way the tile runs the same chain: the same bits.
 #pragma once
 #include <stddef.h>
 
@@ -32,7 +35,7 @@
 typedef struct {
     int mc_tiles;  // GEMM_MC = GEMM_MR * mc_tiles
     int nc_tiles;  // GEMM_NC = GEMM_NR * nc_tiles
-    int pack_at;   // 1: op(A) = Aᵀ is packed; 0: read in place (AVX-512 path only)
+    int pack_at;   // 1: op(A) = Aᵀ is packed when its rows are a page apart; 0: read in place (AVX-512 only)
 } GemmBlocking;
 
 // The blocking of path isa in force now (chosen at first use, as above).

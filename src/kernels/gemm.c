@@ -14,7 +14,8 @@
 // AVX-512 op(A) = A^T (the weights' gradients, dY^T X) may be read in place
 // too: a tile reads its 8 contiguous floats per step where they lie, the
 // layout a packed sliver has (gemm_micro_cols). Whether that beats packing
-// depends on the CPU (kernels/blocking.h: pack_at), so the blocking says.
+// when A's rows lie a page or more apart depends on the CPU (kernels/blocking.h:
+// pack_at), so the blocking says.
 //
 // The contract callers build on: every C element is the same chain of
 // operations whatever the tile, block, thread count, or the rest of the
@@ -53,6 +54,13 @@ size_t gemm_nc(void) { return (size_t)GEMM_NR * (size_t)gemm_blocking(GEMM_PATH)
 #ifndef GEMM_B_IN_PLACE_ROWS
 #define GEMM_B_IN_PLACE_ROWS 64
 #endif
+
+// pack_at (kernels/blocking.h) packs op(A) = Aᵀ when A's rows are at least
+// this many floats apart: 4 KiB, a page a step. Shorter strides are read in
+// place (the tile prefetches them): on the Emerald Rapids Xeon that beat
+// packing at the baby model's strides (384, 512 floats) and lost to it at the
+// large model's (1152, 1536).
+#define GEMM_PACK_AT_MIN_LDA 1024
 
 // ---------------------------------------------------------------- reference
 
@@ -298,7 +306,8 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
 #endif
     size_t mcb = gemm_mc(), ncb = gemm_nc();
 #if defined(GEMM_HAS_MICRO_ROWS)
-    int pack_at = gemm_blocking(GEMM_PATH).pack_at;
+    // pack_at packs only rows a page or more apart (kernels/blocking.h)
+    int pack_at = gemm_blocking(GEMM_PATH).pack_at && g->lda >= GEMM_PACK_AT_MIN_LDA;
 #endif
     for (size_t jc = n0; jc < n1; jc += ncb) {
         size_t nc = n1 - jc < ncb ? n1 - jc : ncb;

@@ -100,18 +100,24 @@ void gemm_pack_b(float *bp, int transB, const float *B, size_t ldb, size_t k0, s
     }
 }
 
-// The tile's arithmetic, for two ways of reading A: row i of the tile at
-// step k is a[i][k * astep] (packed: a[i] = ap + i, astep = GEMM_MR; in place:
-// a[i] = row i of A, astep = 1). `half`: an edge tile at most 16 columns wide
+// The tile's arithmetic, for three ways of reading A: row i of the tile at
+// step k is a[i][k * astep] (packed: a[i] = ap + i, astep = GEMM_MR; op(A) = A
+// in place: a[i] = row i of A, astep = 1; op(A) = Aᵀ in place: a[i] = column i
+// of A, astep = lda). `half`: an edge tile at most 16 columns wide
 // (N = 33 leaves one per row block: the fast-weight kinds' [v | 1] width)
 // computes only the first 16 of the 32 columns. B likewise: ldb == 0 reads a
 // packed sliver (step GEMM_NR, zero-padded), ldb > 0 reads row k of op(B) in
 // place at bp + k*ldb, its columns past nr masked to the same zeros. Every
 // variant runs the same per-element chain, so results never depend on which
-// one ran.
+// one ran. `prefetch_a` (Aᵀ in place): each step reads a new row lda floats
+// on, a stride the hardware prefetchers do not follow, so the tile asks for
+// the row PREFETCH_A_STEPS steps ahead (one line: the tile's 8 floats never
+// straddle two). Measured on the Emerald Rapids Xeon: the baby model's dW
+// products went from 5-10 % below the packed form's rate to 6-12 % above it.
+#define PREFETCH_A_STEPS 8
 static inline __attribute__((always_inline)) void micro_core(size_t kc, const float *const a[8], size_t astep,
-                                                             int half, const float *bp, size_t ldb, float *c,
-                                                             size_t ldc, size_t mr, size_t nr, float alpha,
+                                                             int prefetch_a, int half, const float *bp, size_t ldb,
+                                                             float *c, size_t ldc, size_t mr, size_t nr, float alpha,
                                                              float beta) {
     __m512 acc[8][2];
 #pragma GCC unroll 8
@@ -119,6 +125,7 @@ static inline __attribute__((always_inline)) void micro_core(size_t kc, const fl
     tile_prefetch(c, ldc, mr, half);
     __mmask16 m0 = mask_first(nr), m1 = mask_first(nr > 16 ? nr - 16 : 0);
     for (size_t k = 0; k < kc; k++) {
+        if (prefetch_a) _mm_prefetch((const char *)(a[0] + (k + PREFETCH_A_STEPS) * astep), _MM_HINT_T0);
         __m512 b0, b1;
         if (ldb) {
             b0 = _mm512_maskz_loadu_ps(m0, bp + k * ldb);
@@ -141,18 +148,18 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
                 size_t nr, float alpha, float beta) {
     const float *a[8] = {ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5, ap + 6, ap + 7};
     if (nr <= 16)
-        micro_core(kc, a, GEMM_MR, 1, bp, 0, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, GEMM_MR, 0, 1, bp, 0, c, ldc, mr, nr, alpha, beta);
     else
-        micro_core(kc, a, GEMM_MR, 0, bp, 0, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, GEMM_MR, 0, 0, bp, 0, c, ldc, mr, nr, alpha, beta);
 }
 
 void gemm_micro_b(size_t kc, const float *ap, const float *B, size_t ldb, float *c, size_t ldc, size_t mr,
                   size_t nr, float alpha, float beta) {
     const float *a[8] = {ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5, ap + 6, ap + 7};
     if (nr <= 16)
-        micro_core(kc, a, GEMM_MR, 1, B, ldb, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, GEMM_MR, 0, 1, B, ldb, c, ldc, mr, nr, alpha, beta);
     else
-        micro_core(kc, a, GEMM_MR, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, GEMM_MR, 0, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
 }
 
 // row i of the tile: row i of A, or for i >= mr row mr-1 again (read, unused)
@@ -165,9 +172,9 @@ void gemm_micro_rows(size_t kc, const float *A, size_t lda, const float *bp, flo
     const float *a[8];
     tile_rows(a, A, lda, mr);
     if (nr <= 16)
-        micro_core(kc, a, 1, 1, bp, 0, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, 1, 0, 1, bp, 0, c, ldc, mr, nr, alpha, beta);
     else
-        micro_core(kc, a, 1, 0, bp, 0, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, 1, 0, 0, bp, 0, c, ldc, mr, nr, alpha, beta);
 }
 
 void gemm_micro_rows_b(size_t kc, const float *A, size_t lda, const float *B, size_t ldb, float *c, size_t ldc,
@@ -175,9 +182,9 @@ void gemm_micro_rows_b(size_t kc, const float *A, size_t lda, const float *B, si
     const float *a[8];
     tile_rows(a, A, lda, mr);
     if (nr <= 16)
-        micro_core(kc, a, 1, 1, B, ldb, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, 1, 0, 1, B, ldb, c, ldc, mr, nr, alpha, beta);
     else
-        micro_core(kc, a, 1, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, 1, 0, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
 }
 
 // row i of the tile at step k: A[k*lda + i], or for i >= mr column mr-1 again (read, unused)
@@ -190,9 +197,9 @@ void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, flo
     const float *a[8];
     tile_cols(a, A, mr);
     if (nr <= 16)
-        micro_core(kc, a, lda, 1, bp, 0, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, lda, 1, 1, bp, 0, c, ldc, mr, nr, alpha, beta);
     else
-        micro_core(kc, a, lda, 0, bp, 0, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, lda, 1, 0, bp, 0, c, ldc, mr, nr, alpha, beta);
 }
 
 void gemm_micro_cols_b(size_t kc, const float *A, size_t lda, const float *B, size_t ldb, float *c, size_t ldc,
@@ -200,9 +207,9 @@ void gemm_micro_cols_b(size_t kc, const float *A, size_t lda, const float *B, si
     const float *a[8];
     tile_cols(a, A, mr);
     if (nr <= 16)
-        micro_core(kc, a, lda, 1, B, ldb, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, lda, 1, 1, B, ldb, c, ldc, mr, nr, alpha, beta);
     else
-        micro_core(kc, a, lda, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
+        micro_core(kc, a, lda, 1, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
 }
 
 // Up to 256 outputs at a time (16 zmm accumulators), K blocks as in gemm.c.

@@ -45,12 +45,13 @@ static float *product(const GemmBlocking *b, int ta, int tb, size_t M, size_t N,
 static void test_bits_across_blockings(void) {
     // the smallest, the largest and a ragged blocking, each with dYᵀ packed and
     // read in place; K past two KC blocks; M, N not multiples of any tile;
-    // every transpose; beta 0 and 1
+    // every transpose; beta 0 and 1; M past GEMM_PACK_AT_MIN_LDA (gemm.c), so
+    // that op(A) = Aᵀ with pack_at set is packed (shorter rows stay in place)
     const GemmBlocking bs[] = {{BLOCKING_MIN_TILES, BLOCKING_MIN_TILES, 0}, {BLOCKING_MIN_TILES, BLOCKING_MIN_TILES, 1},
                                {3, 5, 0}, {3, 5, 1}, {24, 16, 0}, {24, 16, 1},
                                {BLOCKING_MAX_MC_TILES, BLOCKING_MAX_NC_TILES, 0},
                                {BLOCKING_MAX_MC_TILES, BLOCKING_MAX_NC_TILES, 1}};
-    const size_t shapes[][3] = {{200, 300, 600}, {777, 129, 70}, {64, 1100, 513}, {1, 300, 600}, {300, 1, 600}};
+    const size_t shapes[][3] = {{200, 300, 600}, {777, 129, 70}, {64, 1100, 513}, {1100, 40, 300}, {1, 300, 600}, {300, 1, 600}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int t = 0; t < 4; t++)
             for (int beta = 0; beta < 2; beta++) {
