@@ -9,8 +9,8 @@
 //     ic: GEMM_MC rows of C          pack op(A)[ic.., pc..]       (mc x kc)
 //      jr, ir: GEMM_NR x GEMM_MR tiles -> gemm_micro              (B sliver stays in L1)
 // The first K block applies beta; later ones add (beta = 1). Where op(A) = A
-// is read in place (AVX-512), the K blocks go inside the row blocks instead
-// (gemm_block_k_inner): same tiles, same chains, less traffic for C. On
+// on AVX-512 and AVX2 (GEMM_K_INNER), the K blocks go inside the row blocks
+// instead (gemm_block_k_inner): same tiles, same chains, less traffic for C. On
 // AVX-512 op(A) = A^T (the weights' gradients, dY^T X) may be read in place
 // too: a tile reads its 8 contiguous floats per step where they lie, the
 // layout a packed sliver has (gemm_micro_cols). Whether that beats packing
@@ -198,7 +198,7 @@ static void block_tiles(const GemmArgs *g, const float *ap, const float *bp, siz
     }
 }
 
-#if defined(GEMM_HAS_MICRO_ROWS)
+#if defined(GEMM_K_INNER)
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
 // pb->bk with room for at least n floats (grown, never shrunk: the sizes a
@@ -213,11 +213,12 @@ static float *pack_bufs_bk(PackBufs *pb, size_t n) {
     return pb->bk;
 }
 
-// C[m0..m1, n0..n1) over all of K for op(A) = A, read in place, with the K
-// blocks innermost above the tiles:
+// C[m0..m1, n0..n1) over all of K for op(A) = A, with the K blocks innermost
+// above the tiles:
 //   jc: up to GEMM_NC columns   pack op(B)[all of K][jc..] once: one kc x nc panel per K block
 //    ic: GEMM_MC rows of C
-//     pc: GEMM_KC steps of K     the C block (mc x nc) stays in L2 over all of K
+//     pc: GEMM_KC steps of K     the C block (mc x nc) stays in L2 over all of K;
+//                                op(A)[ic..][pc..] read in place (AVX-512) or packed (mc x kc)
 //      jr, ir: tiles
 // The other order (K blocks outside the row blocks) streams all of C's rows
 // through memory once per K block, beside the B panel in L2: measured, a tenth
@@ -244,10 +245,15 @@ static void gemm_block_k_inner(const GemmArgs *g, PackBufs *pb, int b_in_place, 
             for (size_t pc = 0; pc < g->K; pc += GEMM_KC) {
                 size_t kc = g->K - pc < GEMM_KC ? g->K - pc : GEMM_KC;
                 float beta = pc == 0 ? g->beta : 1.0f;
+                const float *ap = NULL;  // in place
+#if !defined(GEMM_HAS_MICRO_ROWS)
+                gemm_pack_a(pb->a, g->transA, g->A, g->lda, ic, mc, pc, kc);
+                ap = pb->a;
+#endif
                 if (b_in_place)
-                    block_tiles(g, NULL, g->B + pc * g->ldb + jc, g->ldb, ic, mc, jc, nc, kc, pc, beta);
+                    block_tiles(g, ap, g->B + pc * g->ldb + jc, g->ldb, ic, mc, jc, nc, kc, pc, beta);
                 else
-                    block_tiles(g, NULL, bk + pc * ncp, 0, ic, mc, jc, nc, kc, pc, beta);
+                    block_tiles(g, ap, bk + pc * ncp, 0, ic, mc, jc, nc, kc, pc, beta);
             }
         }
     }
@@ -297,12 +303,14 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
     PackBufs *pb = gemm_pack_bufs();
 #if defined(GEMM_HAS_MICRO_ROWS)
     int b_in_place = !g->transB && m1 - m0 <= GEMM_B_IN_PLACE_ROWS;
+#else
+    int b_in_place = 0;
+#endif
+#if defined(GEMM_K_INNER)
     if (!g->transA) {
         gemm_block_k_inner(g, pb, b_in_place, m0, m1, n0, n1);
         return;
     }
-#else
-    int b_in_place = 0;
 #endif
     size_t mcb = gemm_mc(), ncb = gemm_nc();
 #if defined(GEMM_HAS_MICRO_ROWS)

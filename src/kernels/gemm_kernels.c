@@ -305,6 +305,12 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
     __m256 acc[6][2];
 #pragma GCC unroll 6
     for (int i = 0; i < 6; i++) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+    // The C tile is read (beta != 0) and written only after the k loop, its
+    // rows ldc apart, a pattern the hardware prefetcher does not follow: ask
+    // for them now, so the misses overlap the arithmetic (as the AVX-512 tile
+    // does). Measured on the Emerald Rapids Xeon: the large FFN-down dX, whose
+    // C (12 MiB) comes from memory, 2-7 % faster.
+    for (size_t i = 0; i < mr; i++) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
 #pragma GCC unroll 4
     for (size_t k = 0; k < kc; k++) {
         __m256 b0 = _mm256_load_ps(bp + k * 16), b1 = _mm256_load_ps(bp + k * 16 + 8);
