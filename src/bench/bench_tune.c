@@ -8,10 +8,10 @@
 // alike; a candidate's time is its median over the rounds. The choice in
 // force stays unless a candidate beats it by more than TUNE_MARGIN: the noise
 // of a shared machine must not flip the choice between runs. On the AVX-512
-// path a second round then times the weights' gradients (the dW products)
-// with dYᵀ packed (where its rows are 4 KiB apart: the large model's) and read
-// in place, under the blocking chosen, and keeps the
-// faster by the same rule.
+// and AVX2 paths a second round then times the weights' gradients (the dW
+// products) with dYᵀ packed (where its rows are 4 KiB apart: the large
+// model's) and read in place, under the blocking chosen, and keeps the faster
+// by the same rule.
 // Nothing here can change a result: the blocking never touches the K order.
 #include <stdio.h>
 #include <string.h>
@@ -99,7 +99,7 @@ int bench_part_tune(const BenchOpts *o) {
     GemmBlocking choice = before;
     if (best < N_CAND) choice.mc_tiles = CANDIDATES[best][0], choice.nc_tiles = CANDIDATES[best][1];
     // only the AVX-512 kernels can read dYᵀ in place (kernels/blocking.h)
-    if (!rc && isa == KERNEL_AVX512) choice.pack_at = tune_pack_at(b, isa, choice, rounds);
+    if (!rc && isa != KERNEL_PORTABLE) choice.pack_at = tune_pack_at(b, isa, choice, rounds);
     for (size_t l = 0; l < BENCH_N_LAYERS; l++) bench_layer_free(&b[l]);
     gemm_blocking_set(isa, before, before_src);
     if (rc) return rc;
@@ -119,7 +119,7 @@ int bench_part_tune(const BenchOpts *o) {
     printf("\n  chosen: mc %d, nc %d tiles (%s)%s; written to %s: later runs on this CPU model read it\n\n",
            choice.mc_tiles, choice.nc_tiles,
            best == in_force || best == N_CAND ? "no candidate beat the blocking in force by 3 %" : "the fastest",
-           isa != KERNEL_AVX512 ? "" : choice.pack_at ? ", dYᵀ packed where its rows are 4 KiB apart" : ", dYᵀ read in place", path);
+           isa == KERNEL_PORTABLE ? "" : choice.pack_at ? ", dYᵀ packed where its rows are 4 KiB apart" : ", dYᵀ read in place", path);
     gemm_blocking_reload(NULL);
     return 0;
 }

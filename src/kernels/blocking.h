@@ -20,8 +20,8 @@
 // apart (the baby model), but 5-10 % slower at the large model, whose rows
 // are 4.5-6 KiB apart (a new page every step). So pack_at = 1 packs only
 // rows 4 KiB or more apart (gemm.c: GEMM_PACK_AT_MIN_LDA); 0 reads every
-// stride in place. Only the AVX-512 path has the in-place kernels; the others
-// always pack. Either way the tile runs the same chain: the same bits.
+// stride in place. The AVX-512 and AVX2 paths have the in-place kernels; the
+// portable one always packs. Either way the tile runs the same chain: the same bits.
 #pragma once
 #include <stddef.h>
 
@@ -35,7 +35,7 @@
 typedef struct {
     int mc_tiles;  // GEMM_MC = GEMM_MR * mc_tiles
     int nc_tiles;  // GEMM_NC = GEMM_NR * nc_tiles
-    int pack_at;   // 1: op(A) = Aᵀ is packed when its rows are a page apart; 0: read in place (AVX-512 only)
+    int pack_at;   // 1: op(A) = Aᵀ is packed when its rows are a page apart; 0: read in place (not portable)
 } GemmBlocking;
 
 // The blocking of path isa in force now (chosen at first use, as above).

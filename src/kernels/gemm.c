@@ -11,9 +11,9 @@
 // The first K block applies beta; later ones add (beta = 1). Where op(A) = A
 // on AVX-512 and AVX2 (GEMM_K_INNER), the K blocks go inside the row blocks
 // instead (gemm_block_k_inner): same tiles, same chains, less traffic for C. On
-// AVX-512 op(A) = A^T (the weights' gradients, dY^T X) may be read in place
-// too: a tile reads its 8 contiguous floats per step where they lie, the
-// layout a packed sliver has (gemm_micro_cols). Whether that beats packing
+// AVX-512 and AVX2 op(A) = A^T (the weights' gradients, dY^T X) may be read
+// in place too: a tile reads its GEMM_MR contiguous floats per step where
+// they lie, the layout a packed sliver has (gemm_micro_cols). Whether that beats packing
 // when A's rows lie a page or more apart depends on the CPU (kernels/blocking.h:
 // pack_at), so the blocking says.
 //
@@ -161,6 +161,12 @@ static inline void one_tile(const GemmArgs *g, const float *ap, const float *bp,
     }
     if (ldb) {
         gemm_micro_b(kc, ap + ir * kc, bp + jr, ldb, c, g->ldc, mr, nr, g->alpha, beta);
+        return;
+    }
+#elif defined(GEMM_HAS_MICRO_COLS)
+    (void)ldb;  // op(B) is always packed here
+    if (!ap) {  // op(A) = A^T in place (the only in-place A of this path)
+        gemm_micro_cols(kc, g->A + pc * g->lda + ic + ir, g->lda, bp + jr * kc, c, g->ldc, mr, nr, g->alpha, beta);
         return;
     }
 #else
@@ -313,7 +319,7 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
     }
 #endif
     size_t mcb = gemm_mc(), ncb = gemm_nc();
-#if defined(GEMM_HAS_MICRO_ROWS)
+#if defined(GEMM_HAS_MICRO_COLS)
     // pack_at packs only rows a page or more apart (kernels/blocking.h)
     int pack_at = gemm_blocking(GEMM_PATH).pack_at && g->lda >= GEMM_PACK_AT_MIN_LDA;
 #endif
@@ -330,10 +336,10 @@ static void gemm_block(const GemmArgs *g, size_t m0, size_t m1, size_t n0, size_
             }
             for (size_t ic = m0; ic < m1; ic += mcb) {
                 size_t mc = m1 - ic < mcb ? m1 - ic : mcb;
-#if defined(GEMM_HAS_MICRO_ROWS)
+#if defined(GEMM_HAS_MICRO_COLS)
                 // only op(A) = A^T comes here (A itself goes K-inner): read in
-                // place, its 8 floats per step contiguous as in a packed sliver,
-                // unless this CPU's blocking packs it
+                // place, its GEMM_MR floats per step contiguous as in a packed
+                // sliver, unless this CPU's blocking packs it
                 const float *ap = NULL;
                 if (pack_at) {
                     gemm_pack_a(pb->a, g->transA, g->A, g->lda, ic, mc, pc, kc);

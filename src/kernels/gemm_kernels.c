@@ -300,8 +300,15 @@ void gemm_vec_t(size_t r0, size_t r1, size_t K, size_t kb, float alpha, const fl
 #elif defined(__AVX2__) && defined(__FMA__)
 // ================================================================ AVX2 + FMA (6 x 16)
 
-void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
-                size_t nr, float alpha, float beta) {
+// The tile's arithmetic: row i of the tile at step k is a[i][k * astep]
+// (packed: a[i] = ap + i, astep = 6; op(A) = Aᵀ in place: a[i] = column i of
+// A, astep = lda, its row PREFETCH_A_STEPS steps ahead asked for, as on
+// AVX-512). Either way the same chain per element.
+#define PREFETCH_A_STEPS 8
+static inline __attribute__((always_inline)) void micro_core(size_t kc, const float *const a[6], size_t astep,
+                                                             int prefetch_a, const float *bp, float *c,
+                                                             size_t ldc, size_t mr, size_t nr, float alpha,
+                                                             float beta) {
     __m256 acc[6][2];
 #pragma GCC unroll 6
     for (int i = 0; i < 6; i++) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
@@ -313,12 +320,13 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
     for (size_t i = 0; i < mr; i++) _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
 #pragma GCC unroll 4
     for (size_t k = 0; k < kc; k++) {
+        if (prefetch_a) _mm_prefetch((const char *)(a[0] + (k + PREFETCH_A_STEPS) * astep), _MM_HINT_T0);
         __m256 b0 = _mm256_load_ps(bp + k * 16), b1 = _mm256_load_ps(bp + k * 16 + 8);
 #pragma GCC unroll 6
         for (int i = 0; i < 6; i++) {
-            __m256 a = _mm256_broadcast_ss(ap + k * 6 + i);
-            acc[i][0] = _mm256_fmadd_ps(a, b0, acc[i][0]);
-            acc[i][1] = _mm256_fmadd_ps(a, b1, acc[i][1]);
+            __m256 ai = _mm256_broadcast_ss(a[i] + k * astep);
+            acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+            acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
         }
     }
     // Edge tiles go through a scratch tile (AVX2 has no masked float stores
@@ -350,6 +358,19 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
     if (!full)
         for (size_t i = 0; i < mr; i++)
             for (size_t j = 0; j < nr; j++) c[i * ldc + j] = tile[i * 16 + j];
+}
+
+void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
+                size_t nr, float alpha, float beta) {
+    const float *a[6] = {ap, ap + 1, ap + 2, ap + 3, ap + 4, ap + 5};
+    micro_core(kc, a, 6, 0, bp, c, ldc, mr, nr, alpha, beta);
+}
+
+void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc, size_t mr,
+                     size_t nr, float alpha, float beta) {
+    const float *a[6];
+    for (size_t i = 0; i < 6; i++) a[i] = A + (i < mr ? i : mr - 1);  // rows past mr: read, never stored
+    micro_core(kc, a, lda, 1, bp, c, ldc, mr, nr, alpha, beta);
 }
 
 #elif !(defined(__aarch64__) && defined(__ARM_NEON))  // NEON: gemm_neon.c

@@ -114,14 +114,19 @@ void gemm_micro_b(size_t kc, const float *ap, const float *B, size_t ldb, float 
 void gemm_micro_rows_b(size_t kc, const float *A, size_t lda, const float *B, size_t ldb, float *c, size_t ldc,
                        size_t mr, size_t nr, float alpha, float beta);
 
-// gemm_micro and gemm_micro_b with op(A) = A^T read in place (no packing):
-// the tile's row i at step k is A[k*lda + i], the 8 contiguous floats a
-// packed sliver holds, rows of A lda apart; rows i >= mr are not stored.
-// Same arithmetic.
-void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc, size_t mr,
-                     size_t nr, float alpha, float beta);
+// gemm_micro_b with op(A) = A^T read in place (gemm_micro_cols below).
 void gemm_micro_cols_b(size_t kc, const float *A, size_t lda, const float *B, size_t ldb, float *c, size_t ldc,
                        size_t mr, size_t nr, float alpha, float beta);
+#endif
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+// gemm_micro with op(A) = A^T read in place (no packing): the tile's row i
+// at step k is A[k*lda + i], the GEMM_MR contiguous floats a packed sliver
+// holds, rows of A lda apart; rows i >= mr are not stored. Same arithmetic.
+// Whether dW's dYᵀ is read so or packed: kernels/blocking.h (pack_at).
+#define GEMM_HAS_MICRO_COLS 1
+void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc, size_t mr,
+                     size_t nr, float alpha, float beta);
 #endif
 
 // Products with op(A) = A run their K blocks innermost, so that a block of C
