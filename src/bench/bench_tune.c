@@ -98,7 +98,7 @@ int bench_part_tune(const BenchOpts *o) {
     }
     GemmBlocking choice = before;
     if (best < N_CAND) choice.mc_tiles = CANDIDATES[best][0], choice.nc_tiles = CANDIDATES[best][1];
-    // only the AVX-512 kernels can read dYᵀ in place (kernels/blocking.h)
+    // the portable kernels always pack dYᵀ (kernels/blocking.h)
     if (!rc && isa != KERNEL_PORTABLE) choice.pack_at = tune_pack_at(b, isa, choice, rounds);
     for (size_t l = 0; l < BENCH_N_LAYERS; l++) bench_layer_free(&b[l]);
     gemm_blocking_set(isa, before, before_src);

@@ -117,7 +117,7 @@ void gemm_blocking_describe(char *out, size_t n) {
     GemmBlocking b = gemm_blocking(kernel_isa());
     snprintf(out, n, "blocking: mc %d tiles, nc %d tiles, dYᵀ %s; %s", b.mc_tiles, b.nc_tiles,
              kernel_isa() == KERNEL_PORTABLE ? "packed (this path always packs it)"
-             : b.pack_at                   ? "packed where its rows are 4 KiB apart"
-                                           : "read in place",
+             : b.pack_at                     ? "packed where its rows are 4 KiB apart"
+                                             : "read in place",
              gemm_blocking_source());
 }

@@ -21,7 +21,8 @@
 // are 4.5-6 KiB apart (a new page every step). So pack_at = 1 packs only
 // rows 4 KiB or more apart (gemm.c: GEMM_PACK_AT_MIN_LDA); 0 reads every
 // stride in place. The AVX-512 and AVX2 paths have the in-place kernels; the
-// portable one always packs. Either way the tile runs the same chain: the same bits.
+// portable one always packs. Either way the tile runs the same chain: the
+// same bits.
 #pragma once
 #include <stddef.h>
 

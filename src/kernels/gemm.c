@@ -13,9 +13,9 @@
 // instead (gemm_block_k_inner): same tiles, same chains, less traffic for C. On
 // AVX-512 and AVX2 op(A) = A^T (the weights' gradients, dY^T X) may be read
 // in place too: a tile reads its GEMM_MR contiguous floats per step where
-// they lie, the layout a packed sliver has (gemm_micro_cols). Whether that beats packing
-// when A's rows lie a page or more apart depends on the CPU (kernels/blocking.h:
-// pack_at), so the blocking says.
+// they lie, the layout a packed sliver has (gemm_micro_cols). Whether that
+// beats packing when A's rows lie a page or more apart depends on the CPU
+// (kernels/blocking.h: pack_at), so the blocking says.
 //
 // The contract callers build on: every C element is the same chain of
 // operations whatever the tile, block, thread count, or the rest of the

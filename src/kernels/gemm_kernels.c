@@ -17,6 +17,21 @@
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
+#if defined(GEMM_HAS_MICRO_COLS)
+// op(A) = Aᵀ read in place (gemm_micro_cols): each step reads a new row lda
+// floats on, a stride the hardware prefetchers do not follow, so the tile
+// asks for the row this many steps ahead (one line, the tile's first float's).
+// Measured on the Emerald Rapids Xeon, with it: the baby model's dW products
+// 6-12 % faster than packed on AVX-512, 5-8 % on AVX2 (without it, in place
+// ran level with packed there).
+#define PREFETCH_A_STEPS 8
+
+// row i of the tile at step k: A[k*lda + i], or for i >= mr column mr-1 again (read, unused)
+static void tile_cols(const float *a[GEMM_MR], const float *A, size_t mr) {
+    for (size_t i = 0; i < GEMM_MR; i++) a[i] = A + (i < mr ? i : mr - 1);
+}
+#endif
+
 #if defined(__AVX512F__)
 // ================================================================ AVX-512 (8 x 32)
 
@@ -109,12 +124,8 @@ void gemm_pack_b(float *bp, int transB, const float *B, size_t ldb, size_t k0, s
 // packed sliver (step GEMM_NR, zero-padded), ldb > 0 reads row k of op(B) in
 // place at bp + k*ldb, its columns past nr masked to the same zeros. Every
 // variant runs the same per-element chain, so results never depend on which
-// one ran. `prefetch_a` (Aᵀ in place): each step reads a new row lda floats
-// on, a stride the hardware prefetchers do not follow, so the tile asks for
-// the row PREFETCH_A_STEPS steps ahead (one line: the tile's 8 floats never
-// straddle two). Measured on the Emerald Rapids Xeon: the baby model's dW
-// products went from 5-10 % below the packed form's rate to 6-12 % above it.
-#define PREFETCH_A_STEPS 8
+// one ran. `prefetch_a`: Aᵀ in place, its row PREFETCH_A_STEPS steps ahead
+// asked for.
 static inline __attribute__((always_inline)) void micro_core(size_t kc, const float *const a[8], size_t astep,
                                                              int prefetch_a, int half, const float *bp, size_t ldb,
                                                              float *c, size_t ldc, size_t mr, size_t nr, float alpha,
@@ -185,11 +196,6 @@ void gemm_micro_rows_b(size_t kc, const float *A, size_t lda, const float *B, si
         micro_core(kc, a, 1, 0, 1, B, ldb, c, ldc, mr, nr, alpha, beta);
     else
         micro_core(kc, a, 1, 0, 0, B, ldb, c, ldc, mr, nr, alpha, beta);
-}
-
-// row i of the tile at step k: A[k*lda + i], or for i >= mr column mr-1 again (read, unused)
-static void tile_cols(const float *a[8], const float *A, size_t mr) {
-    for (size_t i = 0; i < 8; i++) a[i] = A + (i < mr ? i : mr - 1);
 }
 
 void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc, size_t mr,
@@ -304,7 +310,6 @@ void gemm_vec_t(size_t r0, size_t r1, size_t K, size_t kb, float alpha, const fl
 // (packed: a[i] = ap + i, astep = 6; op(A) = Aᵀ in place: a[i] = column i of
 // A, astep = lda, its row PREFETCH_A_STEPS steps ahead asked for, as on
 // AVX-512). Either way the same chain per element.
-#define PREFETCH_A_STEPS 8
 static inline __attribute__((always_inline)) void micro_core(size_t kc, const float *const a[6], size_t astep,
                                                              int prefetch_a, const float *bp, float *c,
                                                              size_t ldc, size_t mr, size_t nr, float alpha,
@@ -369,7 +374,7 @@ void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ld
 void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc, size_t mr,
                      size_t nr, float alpha, float beta) {
     const float *a[6];
-    for (size_t i = 0; i < 6; i++) a[i] = A + (i < mr ? i : mr - 1);  // rows past mr: read, never stored
+    tile_cols(a, A, mr);
     micro_core(kc, a, lda, 1, bp, c, ldc, mr, nr, alpha, beta);
 }
 

@@ -127,15 +127,15 @@ void gemm_micro_cols_b(size_t kc, const float *A, size_t lda, const float *B, si
 #define GEMM_HAS_MICRO_COLS 1
 void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, float *c, size_t ldc, size_t mr,
                      size_t nr, float alpha, float beta);
-#endif
 
 // Products with op(A) = A run their K blocks innermost, so that a block of C
 // stays in L2 over all of K (gemm.c: gemm_block_k_inner): AVX-512 reads A in
 // place there, AVX2 packs it per K block. Measured on the AVX2 path of the
-// Emerald Rapids Xeon: the large model's forward products 5-10 % faster, its
-// FFN-down dX (C 12 MiB wide, added into) 10 %; the other paths keep the
-// GotoBLAS order (not measured there).
-#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+// Emerald Rapids Xeon (bench --part products): the large model's forward
+// products 5-10 % faster, its FFN-down dX (C 12 MiB wide, added into) 2-4 %.
+// The other paths keep the GotoBLAS order (not measured there). gemm.c relies
+// on the pair: with K-inner, only op(A) = Aᵀ reaches the in-place-or-packed
+// choice.
 #define GEMM_K_INNER 1
 #endif
 
