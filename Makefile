@@ -63,8 +63,8 @@ endif
 # other targets the portable one (plain C).
 KERNEL_SRCS := $(addprefix src/kernels/,crossentropy.c fma_chains.c gelu.c gemm.c gemm_bf16.c \
                  gemm_kernels.c gemm_neon.c layernorm.c matvec.c matvec_i8.c optim.c vexp.c) \
-               $(addprefix src/attention/,delta_chunk.c feature_map.c softmax_cache.c softmax_rows.c \
-                 wy_kernels.c)
+               $(addprefix src/attention/,delta_chunk.c delta_wy.c feature_map.c softmax_cache.c \
+                 softmax_rows.c wy_kernels.c)
 ifeq ($(TARGET_MACHINE),x86_64)
 ISAS := avx512 avx2 portable
 else

@@ -2,6 +2,7 @@
 // (attention/attn_kernel_names.h), set before main to the path
 // kernels/dispatch.c chose: the same scheme, one layer up.
 #include "attention/delta_chunk.h"
+#include "attention/delta_wy.h"
 #include "attention/feature_map.h"
 #include "attention/softmax_cache.h"
 #include "attention/softmax_rows.h"

@@ -1,5 +1,5 @@
 // attn_kernel_names.h — the functions the kernel files of src/attention
-// export (delta_chunk.c, wy_kernels.c, feature_map.c, softmax_cache.c,
+// export (delta_chunk.c, delta_wy.c, wy_kernels.c, feature_map.c, softmax_cache.c,
 // softmax_rows.c), one variant per instruction set: the same scheme as
 // kernels/kernel_names.h, the pointers in attention/attn_dispatch.c.
 #pragma once
@@ -25,6 +25,10 @@
     X(delta_chunk_forward) \
     X(delta_features_backward) \
     X(delta_chunk_backward) \
+    X(delta_wy_scratch_floats) \
+    X(delta_wy_forward) \
+    X(delta_wy_backward) \
+    X(delta_wy_flops) \
     X(wy_forward_subst) \
     X(wy_back_subst) \
     X(wy_dotd_rows) \
@@ -56,6 +60,10 @@
 #define delta_chunk_forward KNAME_A(delta_chunk_forward)
 #define delta_features_backward KNAME_A(delta_features_backward)
 #define delta_chunk_backward KNAME_A(delta_chunk_backward)
+#define delta_wy_scratch_floats KNAME_A(delta_wy_scratch_floats)
+#define delta_wy_forward KNAME_A(delta_wy_forward)
+#define delta_wy_backward KNAME_A(delta_wy_backward)
+#define delta_wy_flops KNAME_A(delta_wy_flops)
 #define wy_forward_subst KNAME_A(wy_forward_subst)
 #define wy_back_subst KNAME_A(wy_back_subst)
 #define wy_dotd_rows KNAME_A(wy_dotd_rows)

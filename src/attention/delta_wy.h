@@ -28,25 +28,26 @@
 // each chunk); scratch is delta_wy_scratch_floats. The token recurrence stays
 // the reference this form is tested against, and the form generation runs.
 #pragma once
+#include "attention/attn_kernel_names.h"
 #include <stddef.h>
 
 #include "attention/delta_chunk.h"
 
-size_t delta_wy_scratch_floats(const DeltaSlab *p);
+extern size_t delta_wy_scratch_floats(const DeltaSlab *p);
 
 // As delta_chunk_forward: y (T, dh) for q, k, v (T, dh), a (T) the β logits;
 // rows of q, k, v (and dq, dk, dv) p->ld floats apart, of y (and dy) p->ldy
 // (0: dh). Every value is the same chain whatever the strides.
 // Decay: p->ll (log λ_t per position) or p->loglam. Returns ||S_{T-1}||_F.
-double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scratch, const float *q,
+extern double delta_wy_forward(const DeltaSlab *p, float *y, float *saved, float *scratch, const float *q,
                         const float *k, const float *v, const float *a);
 
 // As delta_chunk_backward: ADDS dq, dk, dv, da (if da), dll (if given: dL/dlog λ_t
 // per position); returns dL/dlog λ summed over positions in a fixed order.
-double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da, float *dll,
+extern double delta_wy_backward(const DeltaSlab *p, float *dq, float *dk, float *dv, float *da, float *dll,
                          const float *dy, const float *saved, float *scratch, const float *q,
                          const float *k, const float *v, const float *a);
 
 // FLOPs of one slab's forward (*fwd) and forward + backward (returned), counted
 // as the products and substitutions above run (tests/attention/test_flops.c)
-double delta_wy_flops(size_t T, size_t d, size_t chunk, double *fwd);
+extern double delta_wy_flops(size_t T, size_t d, size_t chunk, double *fwd);
