@@ -35,11 +35,16 @@ void bench_layer_free(BenchLayerBufs *b) {
     *b = (BenchLayerBufs){0};
 }
 
+// Each product in the form the training step runs it (kernels/matmul.c): dX is
+// stored, since every layer's input feeds that layer alone and the tape lets
+// its one writer store its gradient (autograd/tape.c: plan_zeroing); dW adds
+// into the weights' gradient. (Timing dX as an add read the large FFN-down's
+// 12 MiB output once more than training does: 4-10 % of that product.)
 void bench_layer_product(BenchLayerBufs *b, const BenchLayer *l, int product) {
     size_t T = l->tokens, C = l->in, OC = l->out;
     switch (product) {
     case PRODUCT_FORWARD: gemm_serial(0, 1, T, OC, C, 1.0f, b->x, C, b->w, C, 0.0f, b->y, OC); break;   // y = x Wᵀ
-    case PRODUCT_DX: gemm_serial(0, 0, T, C, OC, 1.0f, b->dy, OC, b->w, C, 1.0f, b->dx, C); break;      // dX += dY W
+    case PRODUCT_DX: gemm_serial(0, 0, T, C, OC, 1.0f, b->dy, OC, b->w, C, 0.0f, b->dx, C); break;      // dX = dY W
     default: gemm_serial(1, 0, OC, C, T, 1.0f, b->dy, OC, b->x, C, 1.0f, b->dw, C); break;              // dW += dYᵀ X
     }
 }

@@ -2,7 +2,7 @@
 // for the parts that time the products alone (tune, products).
 //
 // A linear layer y = x Wᵀ of T tokens, C inputs and OC outputs has three
-// products a training step runs: the forward, dX += dY W and dW += dYᵀ X.
+// products a training step runs: the forward, dX = dY W and dW += dYᵀ X.
 // The layers are the baby and large models' attention QKV (C -> 3C), FFN up
 // (C -> 4C) and FFN down (4C -> C): most of a step's matmul FLOPs.
 // tests/reference/blas_anchor.py times the same list with numpy's BLAS.

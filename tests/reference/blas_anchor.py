@@ -18,9 +18,10 @@ kernels) beside the avx512 path, Haswell (AVX2) beside the avx2 path. Without
 it OpenBLAS picks by CPU model, and a model newer than the library falls back
 to old SSE kernels (Debian's 0.3.21 takes an Emerald Rapids Xeon for a
 Prescott). The script prints the core OpenBLAS reports, so a setting that did
-not take is seen. numpy has no accumulating
-form, so its dX and dW overwrite their output where lmtrain's add into it
-(one more read of the output for lmtrain).
+not take is seen. Each lmtrain product runs in
+the form training runs it: dX stored, as numpy's is; dW added into the
+weights' gradient, where numpy (no accumulating form) overwrites its output:
+one more read of a (out, in) output for lmtrain.
 
 Each side runs its products in alternation over --rounds rounds and reports
 each product's median. The two sides run one after the other on a machine that
