@@ -55,8 +55,8 @@ static inline void gemm_epilogue(const GemmArgs *g, size_t i0, size_t j0, size_t
 #else
 #define GEMM_ISA "plain-c"
 #define GEMM_PATH KERNEL_PORTABLE
-#define GEMM_MR 4
-#define GEMM_NR 16
+#define GEMM_MR 6
+#define GEMM_NR 8
 #endif
 
 // Blocking, the defaults (the packing buffers hold at least these; the
@@ -69,8 +69,8 @@ static inline void gemm_epilogue(const GemmArgs *g, size_t i0, size_t j0, size_t
 #ifndef GEMM_MC
 #define GEMM_MC (GEMM_MR * 24)  // = kernels/blocking.c's DEFAULT_BLOCKING
 #endif
-#ifndef GEMM_NC
-#define GEMM_NC (GEMM_NR * 16)
+#ifndef GEMM_NC  // at least 256: the bf16 product's panel (gemm_bf16.c) shares the buffer
+#define GEMM_NC (GEMM_NR * 16 >= 256 ? GEMM_NR * 16 : 256)
 #endif
 
 // The blocking in force for this path (kernels/blocking.h), in rows / columns.

@@ -1,6 +1,6 @@
 // test_gemm_edges.c — gemm_serial on the shapes where a kernel's edges are:
 // single tiles of every width and height up to and past every build's
-// register tile (plain C 4 x 16, AVX2 6 x 16, NEON 8 x 12, AVX-512 8 x 32 and
+// register tile (plain C 6 x 8, AVX2 6 x 16, NEON 8 x 12, AVX-512 8 x 32 and
 // its half-width 16), and the matrix-vector products (M == 1, N == 1: the
 // M == 1 / N == 1 kernels where a build has them, generation's matvec_f32
 // among their callers) at every output count up to 40 and some past it, for
@@ -85,7 +85,7 @@ static size_t check(int ta, int tb, size_t M, size_t N, size_t K, float beta) {
 // one more), K of 1, 7 and 131 steps.
 static void test_tile_edges(void) {
     static const size_t Ms[] = {2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 17};
-    static const size_t Ns[] = {2, 3, 4, 5, 7, 8, 11, 12, 13, 15, 16, 17, 24, 31, 32, 33};
+    static const size_t Ns[] = {2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 15, 16, 17, 24, 31, 32, 33};
     static const size_t Ks[] = {1, 7, 131};
     for (int t = 0; t < 4; t++)
         for (size_t mi = 0; mi < sizeof Ms / sizeof Ms[0]; mi++)
