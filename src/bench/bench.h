@@ -47,7 +47,8 @@ typedef struct {
     double peak_1, peak_all;               // GFLOP/s measured by the peak part (0 = not yet)
     double mem_gbs;                        // GB/s, 1-thread DRAM read, also by the peak part
     int precisions;                        // train, profile: bit p set = measure at Precision p (default fp32)
-    int rounds;                            // train: the whole table this many times, then each row's spread
+    int rounds;                            // --rounds, 0 if not given: train: the whole table this many times,
+                                           // then each row's spread (default 1); products: its rounds (default 7)
 } BenchOpts;
 
 // ---- timing -----------------------------------------------------------------

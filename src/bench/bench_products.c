@@ -29,7 +29,7 @@ static double timed(BenchLayerBufs *b, const BenchLayer *l, int product, double 
 }
 
 int bench_part_products(const BenchOpts *o) {
-    int rounds = o->quick ? 1 : 7;
+    int rounds = o->rounds ? o->rounds : o->quick ? 1 : 7;
     double seconds = o->quick ? 0.02 : 0.1;
     printf("== Products: the linear layers' forward, dX and dW alone, 1 thread, path %s ==\n"
            "  GFLOP/s per CPU-second, median of %d rounds (the products alternating within each);\n"

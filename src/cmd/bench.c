@@ -32,7 +32,8 @@
 // and 0.1 s, for smoke tests. A point of the length part predicted to need
 // more than --max-point-seconds (300) is skipped. --rounds R: part train's
 // table R times over, then each row's median and range (one reading of a row
-// moves by several points between minutes on a shared machine).
+// moves by several points between minutes on a shared machine); part
+// products' rounds (7; blas_anchor.py runs one at a time, alternating with the BLAS's).
 //
 // The machine may be shared. Medians resist a few disturbed runs, not cores
 // that other processes keep busy all along, so every part also reports CPU
@@ -169,7 +170,7 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
     *parts = 0;
     const char *part = NULL, *kinds = NULL, *seq = "256,1024,4096,16384",
                *sizes = "baby,large", *precision = "fp32";
-    size_t threads = 0, min_reps = 0, chunk = 0, rounds = 1;
+    size_t threads = 0, min_reps = 0, chunk = 0, rounds = 0;  // rounds 0: each part's own default
     double min_s = -1, max_point = -1;
     const char *sets[64];
     ArgList set_list = {sets, 64, 0};
@@ -187,8 +188,9 @@ static int parse(int argc, char **argv, BenchOpts *o, int *parts) {
         {"--set", ARG_REPEAT, &set_list, "section.key=value",
          .help = "a config key for every model (e.g. model.heads=1, attention.key_norm=l2)"},
         {"--rounds", ARG_SIZE, &rounds, "R",
-         .help = "part train: the whole table R times over, then each row's median and range", .lo = 1,
-         .hi = BENCH_MAX_ROUNDS},
+         .help = "part train: the whole table R times over, then each row's median and range; part products: "
+                 "its rounds, each product's median over them",
+         .lo = 1, .hi = BENCH_MAX_ROUNDS, .shown_default = "train 1, products 7 (1 with --quick)"},
         {"--quick", ARG_FLAG, &o->quick, NULL, .help = "1 timed run and 0.1 s per point, for smoke tests"},
         {"--threads", ARG_SIZE, &threads, "N", .help = "threads", .lo = 1, .hi = 256, .shown_default = "all cores"},
         {"--min-reps", ARG_SIZE, &min_reps, "N", .help = "timed runs per point at least", .lo = 1, .hi = 1000,

@@ -254,6 +254,11 @@ static void test_products_part(void) {
         CHECK(gf > 0 && busy > 0 && fabs(busy - 100.0 * gf / peak1) < 0.01 + 1e-3 * busy);
     }
     free(csv), free(peak);
+    // --rounds sets its rounds (blas_anchor.py runs one at a time, alternating with the BLAS's)
+    CHECK(strstr(e2e_out, "median of 1 rounds") != NULL);  // --quick's default
+    char *argv2[] = {"bench", "--quick", "--part", "products", "--rounds", "2", "--out", out, NULL};
+    CHECK(run_lmtrain(argv2) == 0);
+    CHECK(strstr(e2e_out, "median of 2 rounds") != NULL);
 }
 
 // The CSV line of `kind` in a file whose rows start "kind," after `lead`

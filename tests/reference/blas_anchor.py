@@ -23,10 +23,11 @@ the form training runs it: dX stored, as numpy's is; dW added into the
 weights' gradient, where numpy (no accumulating form) overwrites its output:
 one more read of a (out, in) output for lmtrain.
 
-Each side runs its products in alternation over --rounds rounds and reports
-each product's median. The two sides run one after the other on a machine that
-may be shared; per CPU-second figures are the steadier on a busy machine, but
-a ratio near 1 is inside the noise: run it twice.
+The two sides alternate round by round (BLAS, lmtrain, lmtrain, BLAS, ...:
+each round one process per side, its 18 products in turn), and each product's
+figure is its median over --rounds rounds, so a load that comes and goes on a
+shared machine falls on both sides alike. A ratio near 1 is still inside the
+noise: run it twice.
 """
 import argparse, csv, json, os, statistics, subprocess, sys, tempfile, time
 
@@ -98,10 +99,10 @@ def run_numpy(coretype, rounds, seconds):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
-def run_lmtrain(exe, isa):
+def run_lmtrain(exe, isa, rounds):
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, LMTRAIN_ISA=isa)
-        r = subprocess.run([exe, 'bench', '--part', 'products', '--out', d], env=env,
+        r = subprocess.run([exe, 'bench', '--part', 'products', '--rounds', str(rounds), '--out', d], env=env,
                            capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f'blas_anchor: {exe} bench --part products (LMTRAIN_ISA={isa}) failed:\n{r.stderr.strip()}')
@@ -135,7 +136,7 @@ def paths_of(exe):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--lmtrain', default='./lmtrain')
-    ap.add_argument('--rounds', type=int, default=7, help="the numpy side's rounds (lmtrain's part products runs 7)")
+    ap.add_argument('--rounds', type=int, default=7, help='rounds of each side, alternating')
     ap.add_argument('--seconds', type=float, default=0.1)
     ap.add_argument('--numpy-child', action='store_true', help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -154,8 +155,18 @@ def main():
           f'{a.rounds} rounds) ==')
     for isa in paths_of(a.lmtrain):
         coretype = CORETYPE.get(isa)
-        blas = run_numpy(coretype, a.rounds, a.seconds)
-        ours, peak = run_lmtrain(a.lmtrain, isa)
+        theirs_r, ours_r, peak = [], [], None
+        for r in range(a.rounds):
+            for side in (('blas', 'ours') if r % 2 == 0 else ('ours', 'blas')):
+                if side == 'blas':
+                    blas = run_numpy(coretype, 1, a.seconds)
+                    theirs_r.append(blas['gflops'])
+                else:
+                    ours_1, peak_1 = run_lmtrain(a.lmtrain, isa, 1)
+                    ours_r.append(ours_1)
+                    peak = peak or peak_1
+        blas['gflops'] = {k: statistics.median(x[k] for x in theirs_r) for k in theirs_r[0]}
+        ours = {k: statistics.median(x[k] for x in ours_r) for k in ours_r[0]}
         p1 = float(peak['gflops_cpu_time'])
         print(f'\npath {isa} (FMA peak {p1:.1f} GFLOP/s, 1 thread); BLAS: {blas["library"]}, core '
               f'{blas["core"] or "unknown (not OpenBLAS?)"}{" (OPENBLAS_CORETYPE=" + coretype + ")" if coretype else ""}')
