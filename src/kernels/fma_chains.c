@@ -59,19 +59,17 @@ float fma_chains_run(long iters) {
     return vaddvq_f32(s);
 }
 #else
-// Plain C: the 4-lane vectors of the plain-C products (gemm_kernels.c: GCC's
-// vector extension, SSE2 on x86-64), a multiply and an add per step (C11 does
+// Plain C: the 4-lane vectors of the plain-C products (gemm_kernels.c,
+// kernels/vec4.h: SSE2 on x86-64), a multiply and an add per step (C11 does
 // not contract them into an FMA), still 2 FLOPs a lane. 12 chains + x, y fit
-// x86-64's 16 xmm registers and cover a multiply's and an add's latency on two pipes.
-typedef float v4f __attribute__((vector_size(16)));
+// x86-64's 16 xmm registers and cover a multiply's and an add's latency on
+// two pipes.
+#include "kernels/vec4.h"
 enum { CHAINS = 12, LANES = 4 };
 static const char *ISA = "4-lane vectors";
 float fma_chains_run(long iters) {
-    v4f acc[CHAINS], x = {0.99999994f, 0.99999994f, 0.99999994f, 0.99999994f}, y = {6e-8f, 6e-8f, 6e-8f, 6e-8f};
-    for (int i = 0; i < CHAINS; i++) {
-        float a = 1.0f + (float)i;
-        acc[i] = (v4f){a, a, a, a};
-    }
+    v4f acc[CHAINS], x = v4f_set1(0.99999994f), y = v4f_set1(6e-8f);
+    for (int i = 0; i < CHAINS; i++) acc[i] = v4f_set1(1.0f + (float)i);
     for (long it = 0; it < iters; it++)
         for (int i = 0; i < CHAINS; i++) acc[i] = acc[i] * x + y;
     v4f s = acc[0];

@@ -96,6 +96,48 @@ static inline __m256 gelu_grad8(__m256 x) {
 #define GELU_MUL _mm256_mul_ps
 #define gelu_value_v gelu_value8
 #define gelu_grad_v gelu_grad8
+
+#elif !defined(FP_FAST_FMAF) && !defined(__AVX2__)
+// The portable path without fast FMA (x86-64's baseline): the scalar forms on
+// 4 lanes (kernels/vec4.h), operation for operation, through vexpf4. Left to
+// gcc, the scalar loops ran GELU at ~1 GB/s there, a tenth of the baby step.
+
+static inline v4f gelu_exp4(v4f x) {
+    v4f z = v4f_set1(GELU_K) * (x + v4f_set1(GELU_A) * x * x * x);
+    return vexpf4(v4f_set1(-2.0f) * z);
+}
+
+static inline v4f gelu_value4(v4f x) { return x / (v4f_set1(1.0f) + gelu_exp4(x)); }
+
+// A NaN lane is the scalar form's value: which of two NaN operands an SSE
+// instruction passes on depends on the operand order gcc chose (it takes + and
+// * as commutative), so the NaN's sign could differ from the scalar code's.
+static inline v4f gelu_grad4(v4f x0) {
+    const v4f lo = v4f_set1(-10.0f), hi = v4f_set1(10.0f), one = v4f_set1(1.0f);
+    v4f x = v4f_select(x0 < lo, lo, x0);
+    x = v4f_select(x > hi, hi, x);
+    v4f e = gelu_exp4(x);
+    v4f sig = one / (one + e);
+    v4f dz = v4f_set1(GELU_K) * (one + v4f_set1(3.0f * GELU_A) * x * x);
+    v4f g = sig + v4f_set1(2.0f) * x * sig * (e * sig) * dz;
+    v4i nan = x0 != x0;
+    if (nan[0] | nan[1] | nan[2] | nan[3])
+        for (int i = 0; i < 4; i++)
+            if (nan[i]) g[i] = gelu_grad(x0[i]);
+    return g;
+}
+static inline v4f v4f_zero(void) { return v4f_set1(0.0f); }
+static inline v4f v4f_add(v4f a, v4f b) { return a + b; }
+static inline v4f v4f_mul(v4f a, v4f b) { return a * b; }
+#define GELU_LANES 4
+#define GELU_VEC v4f
+#define GELU_LOAD v4f_load
+#define GELU_STORE v4f_store
+#define GELU_ZERO v4f_zero
+#define GELU_ADD v4f_add
+#define GELU_MUL v4f_mul
+#define gelu_value_v gelu_value4
+#define gelu_grad_v gelu_grad4
 #endif
 
 // ---- forward ----

@@ -8,8 +8,6 @@
 // much as the multiply.
 #include "gemm_kernels.h"
 
-#include <string.h>
-
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #endif
@@ -383,32 +381,30 @@ void gemm_micro_cols(size_t kc, const float *A, size_t lda, const float *bp, flo
 #elif !(defined(__aarch64__) && defined(__ARM_NEON))  // NEON: gemm_neon.c
 // ================================================================ plain C (6 x 8)
 
-// Four lanes through GCC's vector extension (SSE2 on x86-64, four scalars
-// where the target has no vectors): gcc's own vectoriser turned the plain
-// loops into shuffles and stack traffic. A 6 x 8 tile: 12 accumulators, 2 B
-// vectors and a broadcast fit x86-64's 16 xmm registers. Each step is a
-// multiply then an add (no FMA contraction under -std=c11): one fixed order
-// per element, lane by lane.
-typedef float v4f __attribute__((vector_size(16)));
+#include "kernels/vec4.h"
+// Four lanes through GCC's vector extension (kernels/vec4.h): gcc's own
+// vectoriser turned the plain loops into shuffles and stack traffic. A 6 x 8
+// tile: 12 accumulators, 2 B vectors and a broadcast fit x86-64's 16 xmm
+// registers. Each step is a multiply then an add (no FMA contraction under
+// -std=c11): one fixed order per element, lane by lane.
 enum { NV = GEMM_NR / 4 };
 
 void gemm_micro(size_t kc, const float *ap, const float *bp, float *c, size_t ldc, size_t mr,
                 size_t nr, float alpha, float beta) {
     v4f acc[GEMM_MR][NV];
     for (int i = 0; i < GEMM_MR; i++)
-        for (int v = 0; v < NV; v++) acc[i][v] = (v4f){0, 0, 0, 0};
+        for (int v = 0; v < NV; v++) acc[i][v] = v4f_set1(0.0f);
     for (size_t k = 0; k < kc; k++) {
         v4f b[NV];
-        memcpy(b, bp + k * GEMM_NR, sizeof b);
+        for (int v = 0; v < NV; v++) b[v] = v4f_load(bp + k * GEMM_NR + 4 * v);
         for (int i = 0; i < GEMM_MR; i++) {
-            float a = ap[k * GEMM_MR + i];
-            v4f av = {a, a, a, a};
+            v4f av = v4f_set1(ap[k * GEMM_MR + i]);
             for (int v = 0; v < NV; v++) acc[i][v] += av * b[v];
         }
     }
     for (size_t i = 0; i < mr; i++) {
         float row[GEMM_NR];
-        memcpy(row, acc[i], sizeof row);
+        for (int v = 0; v < NV; v++) v4f_store(row + 4 * v, acc[i][v]);
         for (size_t j = 0; j < nr; j++) {
             float t = alpha * row[j];
             c[i * ldc + j] = beta != 0.0f ? t + beta * c[i * ldc + j] : t;

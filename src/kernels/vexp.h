@@ -134,4 +134,33 @@ static inline __m256 vexpf8(__m256 x) {
     return _mm256_blendv_ps(e, _mm256_setzero_ps(), below);
 }
 #endif
+
+#if !defined(FP_FAST_FMAF) && !defined(__AVX2__)
+#include "kernels/vec4.h"
+// vexpf on 4 lanes, for the portable path where the target has no fast FMA
+// (x86-64's baseline): vexpf's operations lane by lane, VEXP_MADD a multiply
+// then an add there, so every lane gives vexpf's bits (test_vexp compares
+// them). The comparisons are ordered (false for NaN), as vexpf's.
+static inline v4f vexpf4(v4f x) {
+    const v4f lo = v4f_set1(-87.0f), hi = v4f_set1(88.0f), magic = v4f_set1(12582912.0f);
+    v4i below = x < lo;
+    v4f xc = v4f_select(below, lo, x);
+    xc = v4f_select(xc > hi, hi, xc);
+    v4f t = xc * v4f_set1(1.44269504088896341f) + magic;
+    v4f n = t - magic;
+    v4f r = -n * v4f_set1(0.693145751953125f) + xc;
+    r = -n * v4f_set1(1.428606820309417e-6f) + r;
+    v4f p = v4f_set1(1.0f / 5040.0f);
+    p = p * r + v4f_set1(1.0f / 720.0f);
+    p = p * r + v4f_set1(1.0f / 120.0f);
+    p = p * r + v4f_set1(1.0f / 24.0f);
+    p = p * r + v4f_set1(1.0f / 6.0f);
+    p = p * r + v4f_set1(0.5f);
+    p = p * r + v4f_set1(1.0f);
+    p = p * r + v4f_set1(1.0f);
+    v4i sb = ((v4i)t - 0x4B400000 + 127) << 23;  // 2^n, as vexpf's bits
+    v4f e = p * (v4f)sb;
+    return v4f_select(below, v4f_set1(0.0f), e);
+}
+#endif
 #endif  // KERNEL_ISA

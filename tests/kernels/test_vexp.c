@@ -61,7 +61,8 @@ static void test_vexp_accuracy(void) {
     if (t_case_failed) fprintf(stderr, "    worst %.3g ulp at x = %.9g\n", worst, at);
 }
 
-// vexpf_n is vexpf on every lane (vexpf16 on the AVX-512 path): the same bits
+// vexpf_n is vexpf on every lane (vexpf16 on the AVX-512 path, vexpf8 on AVX2,
+// vexpf4 on the portable x86-64 one): the same bits
 // for every input, edges included
 static void test_vexpf16_is_vexpf(void) {
     size_t mismatches = 0;
