@@ -97,7 +97,7 @@ static inline __m256 gelu_grad8(__m256 x) {
 #define gelu_value_v gelu_value8
 #define gelu_grad_v gelu_grad8
 
-#elif !defined(FP_FAST_FMAF) && !defined(__AVX2__)
+#elif defined(VEXP_HAVE_4)
 // The portable path without fast FMA (x86-64's baseline): the scalar forms on
 // 4 lanes (kernels/vec4.h), operation for operation, through vexpf4. Left to
 // gcc, the scalar loops ran GELU at ~1 GB/s there, a tenth of the baby step.

@@ -13,7 +13,7 @@ void vexpf_n(float *y, const float *x, size_t n) {
 #elif defined(__AVX2__) && defined(FP_FAST_FMAF)
     // vexpf8 likewise
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, vexpf8(_mm256_loadu_ps(x + i)));
-#elif !defined(FP_FAST_FMAF)
+#elif defined(VEXP_HAVE_4)
     // vexpf4 likewise (the portable path without fast FMA)
     for (; i + 4 <= n; i += 4) v4f_store(y + i, vexpf4(v4f_load(x + i)));
 #endif

@@ -136,6 +136,7 @@ static inline __m256 vexpf8(__m256 x) {
 #endif
 
 #if !defined(FP_FAST_FMAF) && !defined(__AVX2__)
+#define VEXP_HAVE_4 1  // vexpf4 below exists (callers test this, not the condition)
 #include "kernels/vec4.h"
 // vexpf on 4 lanes, for the portable path where the target has no fast FMA
 // (x86-64's baseline): vexpf's operations lane by lane, VEXP_MADD a multiply
